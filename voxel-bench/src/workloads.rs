@@ -1,0 +1,109 @@
+//! Deterministic inputs by seed, shared by all benches so ours and a peer see the same data.
+//!
+//! The generator is SplitMix64: tiny, fast and identical on every platform, so a workload named
+//! `(kind, seed, size)` is the same bytes everywhere.
+
+use glam::Vec3;
+use voxel_core::{Aabb, Ray};
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a seedable generator with no dependencies.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A float uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// A float uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    /// A point uniform in the box.
+    pub fn point_in(&mut self, b: &Aabb) -> Vec3 {
+        Vec3::new(self.range(b.min.x, b.max.x), self.range(b.min.y, b.max.y), self.range(b.min.z, b.max.z))
+    }
+
+    /// A unit vector uniform on the sphere.
+    pub fn direction(&mut self) -> Vec3 {
+        loop {
+            let v = Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0));
+            let l = v.length_squared();
+            if l > 1e-4 && l <= 1.0 {
+                return v / l.sqrt();
+            }
+        }
+    }
+}
+
+/// `n` boxes with centres in a 100-unit cube and edges from 0.5 to 8 units.
+pub fn scattered_boxes(n: usize, seed: u64) -> Vec<Aabb> {
+    let mut rng = Rng::new(seed);
+    let world = Aabb::new(Vec3::ZERO, Vec3::splat(100.0));
+    (0..n)
+        .map(|_| {
+            let c = rng.point_in(&world);
+            let h = Vec3::new(rng.range(0.25, 4.0), rng.range(0.25, 4.0), rng.range(0.25, 4.0));
+            Aabb::new(c - h, c + h)
+        })
+        .collect()
+}
+
+/// One ray per box, from a random point of the 100-unit cube towards a random point of the box
+/// grown to twice its size, so about half the pairs hit. One ray in eight has a direction component
+/// zeroed, so the parallel-slab path is exercised.
+pub fn rays_towards(boxes: &[Aabb], seed: u64) -> Vec<Ray> {
+    let mut rng = Rng::new(seed);
+    let world = Aabb::new(Vec3::ZERO, Vec3::splat(100.0));
+    boxes
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let origin = rng.point_in(&world);
+            let around = Aabb::new(b.center() - b.size(), b.center() + b.size());
+            let mut d = (rng.point_in(&around) - origin).normalize_or(Vec3::Y);
+            if i % 8 == 0 {
+                d[(i / 8) % 3] = 0.0;
+            }
+            Ray::new(origin, d)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workloads_are_deterministic_by_seed() {
+        assert_eq!(scattered_boxes(64, 7), scattered_boxes(64, 7));
+        assert_ne!(scattered_boxes(64, 7), scattered_boxes(64, 8));
+        assert!(scattered_boxes(64, 7).iter().all(Aabb::is_valid));
+        assert!(rays_towards(&scattered_boxes(64, 7), 3).iter().all(Ray::is_valid));
+    }
+
+    #[test]
+    fn unit_stays_in_range() {
+        let mut rng = Rng::new(1);
+        for _ in 0..10_000 {
+            let u = rng.unit();
+            assert!((0.0..1.0).contains(&u));
+        }
+    }
+}
