@@ -1,13 +1,18 @@
 //! A counting global allocator, for memory figures measured rather than estimated.
 //!
-//! A bench binary installs it once:
+//! A bench binary installs it once and measures what a build retains with [`retained_bytes`]:
 //!
-//! ```ignore
+//! ```
 //! #[global_allocator]
 //! static ALLOC: voxel_bench::alloc::CountingAlloc = voxel_bench::alloc::CountingAlloc;
-//! ```
 //!
-//! and measures what a build retains with [`retained_bytes`]. Counts are process-wide: measure
+//! fn main() {
+//!     let (v, bytes) = voxel_bench::alloc::retained_bytes(|| vec![0u32; 1000]);
+//!     assert_eq!(v.len(), 1000);
+//!     assert!(bytes >= 4000);
+//! }
+//! ```
+//! Counts are process-wide: measure
 //! outside criterion's timing loops, on one thread.
 
 use std::alloc::{GlobalAlloc, Layout, System};
