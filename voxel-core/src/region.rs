@@ -37,7 +37,8 @@ pub const MAX_REGION_VOLUME: u64 = 1 << 30;
 /// assert_eq!(b.index_of(IVec3::new(-2, 1, 0)), Some(20));
 /// assert_eq!(b.index_of(IVec3::new(2, 0, 0)), None);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The default is [`VoxelBox::EMPTY`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct VoxelBox {
     /// Smallest voxel inside the box.
     pub min: IVec3,

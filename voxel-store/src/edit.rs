@@ -1,0 +1,282 @@
+//! Edits: single voxels, boxes, and CSG brushes on the distance field, each reporting its dirty
+//! region.
+//!
+//! Brushes combine with the stored field as CSG on signed distances (union = min, difference =
+//! max), so surfaces stay smooth. Quantization is monotonic, so doing the min/max on the `i8`
+//! values gives exactly the quantized result of doing it on floats.
+
+use glam::{IVec3, Vec3};
+use voxel_core::{Aabb, MAX_REGION_VOLUME, Voxel, VoxelBox};
+
+use crate::chunk::{CHUNK_EDGE, EDGE};
+use crate::{DISTANCE_BAND, StoreError, VoxelStore, quantize};
+
+/// How far an edit's changes reach into neighbouring consumers: a changed voxel dirties every
+/// voxel within this distance. 1, because a Surface Nets cube reads the voxels at its 8 corners and
+/// the broadphase reads a 1-voxel halo around each chunk (seed 004: "any voxels adjacent to boundary
+/// voxels will also affect the meshes of adjacent chunks").
+pub const DIRTY_PADDING: i32 = 1;
+
+/// Largest brush extent accepted, in voxels (half a million): larger brushes are refused with a
+/// typed error rather than allowed to sweep the `i32` range.
+pub const MAX_BRUSH_EXTENT: f32 = 524_288.0;
+
+/// What an edit changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EditReport {
+    /// Voxels whose value changed.
+    pub changed_voxels: u64,
+    /// The box of changed voxels grown by [`DIRTY_PADDING`]: every consumer whose input overlaps it
+    /// must refresh. Empty when nothing changed.
+    pub dirty: VoxelBox,
+}
+
+impl EditReport {
+    const NONE: EditReport = EditReport { changed_voxels: 0, dirty: VoxelBox::EMPTY };
+
+    /// Keys of the chunks of edge `edge` the dirty region touches (for physics, `edge` = 8).
+    pub fn dirty_chunks(&self, edge: i32) -> VoxelBox {
+        self.dirty.chunk_keys(edge)
+    }
+
+    /// Both reports' changes together.
+    pub fn merge(&self, other: &EditReport) -> EditReport {
+        EditReport { changed_voxels: self.changed_voxels + other.changed_voxels, dirty: self.dirty.union(&other.dirty) }
+    }
+}
+
+/// A shape for CSG edits, in voxel units (voxel `p` is the sample at position `p`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Brush {
+    /// A ball.
+    Sphere {
+        /// Centre.
+        center: Vec3,
+        /// Radius, >= 0.
+        radius: f32,
+    },
+    /// An axis-aligned box.
+    Box {
+        /// Centre.
+        center: Vec3,
+        /// Half the edge lengths, each >= 0.
+        half_extents: Vec3,
+    },
+    /// A segment from `a` to `b` swept by a ball.
+    Capsule {
+        /// One end of the axis.
+        a: Vec3,
+        /// The other end.
+        b: Vec3,
+        /// Radius, >= 0.
+        radius: f32,
+    },
+}
+
+impl Brush {
+    /// Exact signed distance from `p` to the brush surface, negative inside.
+    #[inline]
+    pub fn distance(&self, p: Vec3) -> f32 {
+        match *self {
+            Brush::Sphere { center, radius } => (p - center).length() - radius,
+            Brush::Box { center, half_extents } => {
+                let q = (p - center).abs() - half_extents;
+                q.max(Vec3::ZERO).length() + q.max_element().min(0.0)
+            }
+            Brush::Capsule { a, b, radius } => {
+                let ab = b - a;
+                let len2 = ab.length_squared();
+                let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
+                (p - (a + ab * t)).length() - radius
+            }
+        }
+    }
+
+    /// The brush's bounding box.
+    pub fn aabb(&self) -> Aabb {
+        match *self {
+            Brush::Sphere { center, radius } => Aabb::new(center - radius, center + radius),
+            Brush::Box { center, half_extents } => Aabb::new(center - half_extents, center + half_extents),
+            Brush::Capsule { a, b, radius } => Aabb::new(a.min(b) - radius, a.max(b) + radius),
+        }
+    }
+
+    fn validate(&self) -> Result<(), StoreError> {
+        let (finite, sizes_ok) = match *self {
+            Brush::Sphere { center, radius } => (center.is_finite() && radius.is_finite(), radius >= 0.0),
+            Brush::Box { center, half_extents } => {
+                (center.is_finite() && half_extents.is_finite(), half_extents.cmpge(Vec3::ZERO).all())
+            }
+            Brush::Capsule { a, b, radius } => (a.is_finite() && b.is_finite() && radius.is_finite(), radius >= 0.0),
+        };
+        if !finite {
+            return Err(StoreError::InvalidParameter("brush coordinates must be finite"));
+        }
+        if !sizes_ok {
+            return Err(StoreError::InvalidParameter("brush radius and extents must be >= 0"));
+        }
+        let b = self.aabb();
+        if b.min.abs().max_element().max(b.max.abs().max_element()) > i32::MAX as f32 / 2.0 {
+            return Err(StoreError::InvalidParameter("brush lies outside the i32 voxel range"));
+        }
+        if b.size().max_element() > MAX_BRUSH_EXTENT {
+            return Err(StoreError::InvalidParameter("brush larger than MAX_BRUSH_EXTENT"));
+        }
+        Ok(())
+    }
+
+    /// Voxels the brush can change: its box grown by the distance band (beyond it the brush's
+    /// quantized distance is clamped and min/max leave the field as it is).
+    fn voxel_box(&self) -> Result<VoxelBox, StoreError> {
+        self.validate()?;
+        let b = self.aabb().grow(DISTANCE_BAND);
+        let region = VoxelBox::new(b.min.ceil().as_ivec3(), b.max.floor().as_ivec3() + IVec3::ONE);
+        if region.volume() > MAX_REGION_VOLUME {
+            return Err(StoreError::RegionTooLarge);
+        }
+        Ok(region)
+    }
+}
+
+impl VoxelStore {
+    /// Sets one voxel. Fails with [`StoreError::UnknownMaterial`] for a material not in the palette.
+    pub fn set(&mut self, p: IVec3, voxel: Voxel) -> Result<EditReport, StoreError> {
+        self.fill_box(VoxelBox::from_min_size(p, IVec3::ONE), voxel)
+    }
+
+    /// Sets every voxel of `region` to `voxel`.
+    pub fn fill_box(&mut self, region: VoxelBox, voxel: Voxel) -> Result<EditReport, StoreError> {
+        self.palette.check(voxel.material)?;
+        if region.volume() > MAX_REGION_VOLUME {
+            return Err(StoreError::RegionTooLarge);
+        }
+        Ok(self.edit_rows(region, |_, row| {
+            let mut changed = RowChange::default();
+            for (i, v) in row.iter_mut().enumerate() {
+                if *v != voxel {
+                    *v = voxel;
+                    changed.mark(i);
+                }
+            }
+            changed
+        }))
+    }
+
+    /// CSG union: the brush's solid added with `material` (`distance = min(stored, brush)`). Voxels
+    /// where the brush's distance is the smaller take its material.
+    pub fn add(&mut self, brush: &Brush, material: u8) -> Result<EditReport, StoreError> {
+        self.palette.check(material)?;
+        let region = brush.voxel_box()?;
+        Ok(self.edit_brush(region, brush, |v, q| if q < v.distance { Voxel::new(q, material) } else { v }))
+    }
+
+    /// CSG difference: the brush's solid carved out (`distance = max(stored, -brush)`); materials are
+    /// kept.
+    pub fn subtract(&mut self, brush: &Brush) -> Result<EditReport, StoreError> {
+        let region = brush.voxel_box()?;
+        Ok(self.edit_brush(region, brush, |v, q| {
+            let carved = q.saturating_neg();
+            if carved > v.distance { Voxel::new(carved, v.material) } else { v }
+        }))
+    }
+
+    /// Paints `material` on every voxel inside the brush; distances are kept.
+    pub fn paint(&mut self, brush: &Brush, material: u8) -> Result<EditReport, StoreError> {
+        self.palette.check(material)?;
+        let region = brush.voxel_box()?;
+        Ok(self.edit_brush(region, brush, |v, q| if q < 0 { Voxel::new(v.distance, material) } else { v }))
+    }
+
+    /// Runs `combine(stored, quantized brush distance)` over the brush's region.
+    fn edit_brush(&mut self, region: VoxelBox, brush: &Brush, combine: impl Fn(Voxel, i8) -> Voxel) -> EditReport {
+        let brush = *brush;
+        self.edit_rows(region, |start, row| {
+            let mut changed = RowChange::default();
+            let mut p = start.as_vec3();
+            for (i, v) in row.iter_mut().enumerate() {
+                let new = combine(*v, quantize(brush.distance(p)));
+                if new != *v {
+                    *v = new;
+                    changed.mark(i);
+                }
+                p.x += 1.0;
+            }
+            changed
+        })
+    }
+
+    /// The edit driver: visits `region` chunk by chunk and row by row. `f(first voxel, row)` edits
+    /// a row in place and says which voxels changed. Rows of missing or non-dense chunks are edited
+    /// in a scratch row first, so a chunk is created or unpacked only when something changes.
+    fn edit_rows(&mut self, region: VoxelBox, mut f: impl FnMut(IVec3, &mut [Voxel]) -> RowChange) -> EditReport {
+        if region.is_empty() {
+            return EditReport::NONE;
+        }
+        let mut changed_voxels = 0u64;
+        let mut lo = IVec3::MAX;
+        let mut hi = IVec3::MIN;
+        let mut scratch = [Voxel::EMPTY; EDGE];
+        let keys = region.chunk_keys(CHUNK_EDGE);
+        for key in keys.iter() {
+            let inside = region.intersection(&VoxelBox::chunk(key, CHUNK_EDGE));
+            if inside.is_empty() {
+                continue;
+            }
+            let len = (inside.max.x - inside.min.x) as usize;
+            let x0 = (inside.min.x & (CHUNK_EDGE - 1)) as usize;
+            for y in inside.min.y..inside.max.y {
+                for z in inside.min.z..inside.max.z {
+                    let r = (z & (CHUNK_EDGE - 1)) as usize + EDGE * (y & (CHUNK_EDGE - 1)) as usize;
+                    let start = IVec3::new(inside.min.x, y, z);
+                    let change = match self.chunks.get(&key).map(|c| &**c) {
+                        Some(crate::chunk::Chunk::Dense(_)) => {
+                            let dense = self.dense_chunk_mut(key);
+                            f(start, &mut dense[r * EDGE + x0..r * EDGE + x0 + len])
+                        }
+                        chunk => {
+                            let row = &mut scratch[..len];
+                            match chunk {
+                                Some(c) => c.copy_row(r, x0, row),
+                                None => row.fill(Voxel::EMPTY),
+                            }
+                            let change = f(start, row);
+                            if change.count > 0 {
+                                let dense = self.dense_chunk_mut(key);
+                                dense[r * EDGE + x0..r * EDGE + x0 + len].copy_from_slice(&scratch[..len]);
+                            }
+                            change
+                        }
+                    };
+                    if change.count > 0 {
+                        changed_voxels += u64::from(change.count);
+                        lo = lo.min(IVec3::new(start.x + change.first as i32, y, z));
+                        hi = hi.max(IVec3::new(start.x + change.last as i32, y, z));
+                    }
+                }
+            }
+        }
+        if changed_voxels == 0 {
+            return EditReport::NONE;
+        }
+        EditReport { changed_voxels, dirty: VoxelBox::new(lo, hi + IVec3::ONE).grow(DIRTY_PADDING) }
+    }
+}
+
+/// Which voxels of a row an edit changed.
+#[derive(Clone, Copy, Default)]
+struct RowChange {
+    count: u32,
+    first: u32,
+    last: u32,
+}
+
+impl RowChange {
+    #[inline]
+    fn mark(&mut self, i: usize) {
+        if self.count == 0 {
+            self.first = i as u32;
+        }
+        self.last = i as u32;
+        self.count += 1;
+    }
+}

@@ -1,0 +1,285 @@
+//! Scenario and property tests of the store against a brute-force dense reference.
+
+use glam::{IVec3, Vec3};
+use proptest::prelude::*;
+use voxel_core::{Phase, RegionHint, Voxel, VoxelBox, VoxelGrid, VoxelSource};
+use voxel_store::generate::materials::ROCK;
+use voxel_store::{Brush, StoreError, VoxelStore, generate, quantize};
+
+/// The reference: a dense grid over a box, edited voxel by voxel with the documented rules.
+struct Reference {
+    grid: VoxelGrid,
+}
+
+impl Reference {
+    fn new(bounds: VoxelBox) -> Self {
+        Self { grid: VoxelGrid::new(bounds).unwrap() }
+    }
+
+    fn apply(&mut self, op: &Op) {
+        for p in self.grid.grid_bounds().iter() {
+            let v = self.grid.get(p);
+            let q = |b: &Brush| quantize(b.distance(p.as_vec3()));
+            let new = match op {
+                Op::Set(at, voxel) => {
+                    if *at == p {
+                        *voxel
+                    } else {
+                        v
+                    }
+                }
+                Op::Fill(b, voxel) => {
+                    if b.contains(p) {
+                        *voxel
+                    } else {
+                        v
+                    }
+                }
+                Op::Add(b, m) => {
+                    if q(b) < v.distance {
+                        Voxel::new(q(b), *m)
+                    } else {
+                        v
+                    }
+                }
+                Op::Subtract(b) => Voxel::new(v.distance.max(q(b).saturating_neg()), v.material),
+                Op::Paint(b, m) => {
+                    if q(b) < 0 {
+                        Voxel::new(v.distance, *m)
+                    } else {
+                        v
+                    }
+                }
+            };
+            self.grid.set(p, new);
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Set(IVec3, Voxel),
+    Fill(VoxelBox, Voxel),
+    Add(Brush, u8),
+    Subtract(Brush),
+    Paint(Brush, u8),
+}
+
+fn apply(store: &mut VoxelStore, op: &Op) -> voxel_store::EditReport {
+    match op {
+        Op::Set(p, v) => store.set(*p, *v),
+        Op::Fill(b, v) => store.fill_box(*b, *v),
+        Op::Add(b, m) => store.add(b, *m),
+        Op::Subtract(b) => store.subtract(b),
+        Op::Paint(b, m) => store.paint(b, *m),
+    }
+    .unwrap()
+}
+
+/// Edits stay inside [-40, 40)^3 minus the brush band, so the reference box covers everything.
+fn arb_point() -> impl Strategy<Value = IVec3> {
+    prop::array::uniform3(-36i32..36).prop_map(IVec3::from)
+}
+
+fn arb_voxel() -> impl Strategy<Value = Voxel> {
+    (-127i8..=127, 0u8..4).prop_map(|(d, m)| Voxel::new(d, m))
+}
+
+fn arb_brush() -> impl Strategy<Value = Brush> {
+    let c = prop::array::uniform3(-25.0f32..25.0).prop_map(Vec3::from);
+    prop_oneof![
+        (c.clone(), 0.0f32..9.0).prop_map(|(center, radius)| Brush::Sphere { center, radius }),
+        (c.clone(), prop::array::uniform3(0.0f32..7.0))
+            .prop_map(|(center, h)| Brush::Box { center, half_extents: Vec3::from(h) }),
+        (c.clone(), c, 0.0f32..5.0).prop_map(|(a, b, radius)| Brush::Capsule { a: a * 0.5, b: b * 0.5, radius }),
+    ]
+}
+
+fn arb_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (arb_point(), arb_voxel()).prop_map(|(p, v)| Op::Set(p, v)),
+        (arb_point(), prop::array::uniform3(0i32..12), arb_voxel())
+            .prop_map(|(p, s, v)| Op::Fill(VoxelBox::from_min_size(p, IVec3::from(s)), v)),
+        (arb_brush(), 1u8..4).prop_map(|(b, m)| Op::Add(b, m)),
+        arb_brush().prop_map(Op::Subtract),
+        (arb_brush(), 1u8..4).prop_map(|(b, m)| Op::Paint(b, m)),
+    ]
+}
+
+fn world() -> VoxelBox {
+    VoxelBox::new(IVec3::splat(-48), IVec3::splat(48))
+}
+
+fn read_all(source: &impl VoxelSource, region: VoxelBox) -> Vec<Voxel> {
+    let mut buf = Vec::new();
+    source.read_region(region, &mut buf).unwrap();
+    buf
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Every edit sequence gives the reference's voxels, before and after compaction; every changed
+    /// voxel lies in its edit's dirty region shrunk by the padding, and that box is tight.
+    #[test]
+    fn edits_match_the_reference_and_report_tight_dirty_regions(ops in prop::collection::vec(arb_op(), 1..6)) {
+        let mut store = VoxelStore::with_palette(generate::palette());
+        let mut reference = Reference::new(world());
+        for op in &ops {
+            let before = read_all(&store, world());
+            let report = apply(&mut store, op);
+            reference.apply(op);
+            let after = read_all(&store, world());
+            prop_assert_eq!(&after[..], reference.grid.voxels());
+            let mut changed = VoxelBox::EMPTY;
+            let mut count = 0;
+            for (i, (a, b)) in before.iter().zip(&after).enumerate() {
+                if a != b {
+                    let p = world().point_at(i).unwrap();
+                    changed = changed.union(&VoxelBox::from_min_size(p, IVec3::ONE));
+                    count += 1;
+                }
+            }
+            prop_assert_eq!(report.changed_voxels, count);
+            let expected = if count == 0 { VoxelBox::EMPTY } else { changed.grow(voxel_store::DIRTY_PADDING) };
+            prop_assert_eq!(report.dirty, expected);
+        }
+        store.compact();
+        prop_assert_eq!(&read_all(&store, world())[..], reference.grid.voxels());
+    }
+
+    /// Region reads of any box equal per-voxel gets, and the uniform hint never lies.
+    #[test]
+    fn region_reads_and_hints_agree_with_get(
+        ops in prop::collection::vec(arb_op(), 1..4),
+        min in prop::array::uniform3(-80i32..60),
+        size in prop::array::uniform3(0i32..70),
+        compact in any::<bool>(),
+    ) {
+        let mut store = VoxelStore::with_palette(generate::palette());
+        for op in &ops {
+            apply(&mut store, op);
+        }
+        if compact {
+            store.compact();
+        }
+        let region = VoxelBox::from_min_size(IVec3::from(min), IVec3::from(size));
+        let buf = read_all(&store, region);
+        let expected: Vec<Voxel> = region.iter().map(|p| store.get(p)).collect();
+        prop_assert_eq!(&buf, &expected);
+        if let RegionHint::Uniform(v) = store.region_hint(region) {
+            prop_assert!(expected.iter().all(|e| *e == v));
+        }
+    }
+
+    /// Save then load gives the same voxels and the same bytes again.
+    #[test]
+    fn save_load_round_trips(ops in prop::collection::vec(arb_op(), 0..5), compact in any::<bool>()) {
+        let mut store = VoxelStore::with_palette(generate::palette());
+        for op in &ops {
+            apply(&mut store, op);
+        }
+        if compact {
+            store.compact();
+        }
+        let mut bytes = Vec::new();
+        store.write_to(&mut bytes).unwrap();
+        let loaded = VoxelStore::from_bytes(&bytes).unwrap();
+        prop_assert_eq!(read_all(&loaded, world()), read_all(&store, world()));
+        prop_assert_eq!(loaded.palette(), store.palette());
+        let mut again = Vec::new();
+        loaded.write_to(&mut again).unwrap();
+        prop_assert_eq!(again, bytes);
+    }
+}
+
+#[test]
+fn empty_and_uniform_chunks_take_no_voxel_arrays() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    // Fill exactly one chunk with rock, another with something then back to empty.
+    let chunk = VoxelBox::chunk(IVec3::new(-1, 0, 2), voxel_store::CHUNK_EDGE);
+    store.fill_box(chunk, Voxel::new(-127, ROCK)).unwrap();
+    let other = VoxelBox::chunk(IVec3::new(3, 3, 3), voxel_store::CHUNK_EDGE);
+    store.fill_box(other, Voxel::new(-5, ROCK)).unwrap();
+    store.fill_box(other, Voxel::EMPTY).unwrap();
+    store.compact();
+    assert_eq!(store.chunk_count(), 1, "the emptied chunk is dropped");
+    let m = store.memory();
+    assert_eq!((m.uniform_chunks, m.packed_chunks, m.dense_chunks), (1, 0, 0));
+    assert_eq!(store.region_hint(chunk), RegionHint::Uniform(Voxel::new(-127, ROCK)));
+    assert_eq!(store.region_hint(other), RegionHint::Uniform(Voxel::EMPTY));
+}
+
+#[test]
+fn negative_coordinates_work_like_positive_ones() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    for p in [IVec3::new(-1, -1, -1), IVec3::new(-32, -33, -64), IVec3::new(31, -32, 0), IVec3::splat(i32::MIN / 64)] {
+        store.set(p, Voxel::new(-9, ROCK)).unwrap();
+        assert_eq!(store.get(p), Voxel::new(-9, ROCK), "{p}");
+        assert_eq!(store.get(p + IVec3::X), Voxel::EMPTY);
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_and_changes_nothing() {
+    let mut store = generate::sphere(Vec3::ZERO, 5.0).unwrap();
+    let before = read_all(&store, world());
+    let bad = [
+        Brush::Sphere { center: Vec3::new(f32::NAN, 0.0, 0.0), radius: 3.0 },
+        Brush::Sphere { center: Vec3::ZERO, radius: f32::INFINITY },
+        Brush::Sphere { center: Vec3::ZERO, radius: -1.0 },
+        Brush::Box { center: Vec3::ZERO, half_extents: Vec3::new(1.0, -1.0, 1.0) },
+        Brush::Capsule { a: Vec3::ZERO, b: Vec3::splat(1e30), radius: 1.0 },
+        Brush::Sphere { center: Vec3::ZERO, radius: 1e7 },
+    ];
+    for b in bad {
+        assert!(matches!(store.add(&b, ROCK), Err(StoreError::InvalidParameter(_))), "{b:?}");
+        assert!(matches!(store.subtract(&b), Err(StoreError::InvalidParameter(_))), "{b:?}");
+    }
+    let fine = Brush::Sphere { center: Vec3::ZERO, radius: 2.0 };
+    assert!(matches!(store.add(&fine, 77), Err(StoreError::UnknownMaterial(77))));
+    assert!(matches!(store.set(IVec3::ZERO, Voxel::new(-1, 200)), Err(StoreError::UnknownMaterial(200))));
+    let huge = VoxelBox::new(IVec3::splat(-100_000), IVec3::splat(100_000));
+    assert!(matches!(store.fill_box(huge, Voxel::EMPTY), Err(StoreError::RegionTooLarge)));
+    assert!(matches!(
+        generate::from_fn(&mut store, world(), |_| Voxel::new(-1, 99)),
+        Err(StoreError::UnknownMaterial(99))
+    ));
+    assert_eq!(read_all(&store, world()), before);
+}
+
+#[test]
+fn degenerate_brushes_are_documented_no_ops_or_points() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    // A zero-radius sphere on a voxel makes that voxel a surface point (distance 0: outside).
+    let r = store.add(&Brush::Sphere { center: Vec3::ZERO, radius: 0.0 }, ROCK).unwrap();
+    assert!(r.changed_voxels > 0);
+    assert!(!store.get(IVec3::ZERO).is_inside());
+    // A zero-length capsule is a sphere.
+    let a = Brush::Capsule { a: Vec3::ONE, b: Vec3::ONE, radius: 2.0 };
+    let s = Brush::Sphere { center: Vec3::ONE, radius: 2.0 };
+    assert_eq!(a.distance(Vec3::new(4.0, 1.0, 1.0)), s.distance(Vec3::new(4.0, 1.0, 1.0)));
+    // Subtracting from empty space changes nothing and creates no chunk.
+    let mut empty = VoxelStore::new();
+    let r = empty.subtract(&Brush::Sphere { center: Vec3::ZERO, radius: 4.0 }).unwrap();
+    assert_eq!(r.changed_voxels, 0);
+    assert!(r.dirty.is_empty());
+    assert_eq!(empty.chunk_count(), 0);
+}
+
+#[test]
+fn sphere_edit_dirties_the_neighbour_chunk_across_a_border() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    // A voxel right at x = 31 (the last of chunk 0) dirties voxel x = 32 (chunk 1) and x = 30.
+    let r = store.set(IVec3::new(31, 5, 5), Voxel::new(-3, ROCK)).unwrap();
+    assert_eq!(r.dirty, VoxelBox::new(IVec3::new(30, 4, 4), IVec3::new(33, 7, 7)));
+    assert_eq!(r.dirty_chunks(8), VoxelBox::new(IVec3::new(3, 0, 0), IVec3::new(5, 1, 1)));
+}
+
+#[test]
+fn palette_phases_reach_consumers() {
+    let mut store = VoxelStore::new();
+    let water = store.palette_mut().add("water", Phase::Liquid, [0, 0, 255, 255]).unwrap();
+    store.set(IVec3::ZERO, Voxel::new(-50, water)).unwrap();
+    assert_eq!(store.get(IVec3::ZERO).phase(store.phase_table()), Phase::Liquid);
+}
