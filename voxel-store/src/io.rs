@@ -331,3 +331,108 @@ mod tests {
         assert!(unpack_bits(&[], &mut out).is_err());
     }
 }
+
+#[cfg(test)]
+mod file_tests {
+    use std::io::Write;
+
+    use glam::Vec3;
+
+    use crate::{StoreError, VoxelStore, generate};
+
+    /// A writer that fails once `budget` bytes have gone through: a crash in the middle of a save.
+    struct FailAfter<W> {
+        inner: W,
+        budget: usize,
+    }
+
+    impl<W: Write> Write for FailAfter<W> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.budget == 0 {
+                return Err(std::io::Error::other("simulated crash"));
+            }
+            let n = buf.len().min(self.budget);
+            self.budget -= n;
+            self.inner.write(&buf[..n])
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    fn temp_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("voxel-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn interrupted_save_leaves_the_previous_file_intact() {
+        let dir = temp_dir("interrupt");
+        let path = dir.join("world.vxs");
+        let old = generate::sphere(Vec3::ZERO, 10.0).unwrap();
+        old.save(&path).unwrap();
+        let old_bytes = std::fs::read(&path).unwrap();
+        let new = generate::terrain(&generate::Terrain::new(glam::IVec3::new(64, 48, 64), 3)).unwrap();
+        let mut full = Vec::new();
+        let total = new.write_to(&mut full).unwrap() as usize;
+        for budget in [0, 1, 30, total / 2, total - 1] {
+            let result = new.save_with(&path, |f| FailAfter { inner: f, budget });
+            assert!(matches!(result, Err(StoreError::Io(_))), "budget {budget}");
+            assert_eq!(std::fs::read(&path).unwrap(), old_bytes, "budget {budget}: old file changed");
+            assert!(!dir.join("world.vxs.tmp").exists(), "temporary file left behind");
+        }
+        new.save_with(&path, |f| FailAfter { inner: f, budget: total }).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), full);
+        assert_eq!(VoxelStore::load(&path).unwrap().chunk_keys(), new.chunk_keys());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn truncated_and_corrupted_files_are_typed_errors() {
+        let store = generate::terrain(&generate::Terrain::new(glam::IVec3::new(40, 40, 40), 5)).unwrap();
+        let mut bytes = Vec::new();
+        store.write_to(&mut bytes).unwrap();
+        // Every truncation fails cleanly.
+        for len in (0..bytes.len()).step_by(97).chain([bytes.len() - 1]) {
+            assert!(VoxelStore::from_bytes(&bytes[..len]).is_err(), "truncated at {len}");
+        }
+        // Every single-byte corruption is caught (checksums cover header and chunks).
+        for i in (0..bytes.len()).step_by(53) {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x5A;
+            assert!(VoxelStore::from_bytes(&bad).is_err(), "flipped byte {i}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(matches!(VoxelStore::from_bytes(&extra), Err(StoreError::Corrupt(_))));
+        assert!(matches!(VoxelStore::from_bytes(b"not a store at all"), Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn other_versions_are_refused_by_number() {
+        let mut bytes = Vec::new();
+        VoxelStore::new().write_to(&mut bytes).unwrap();
+        bytes[8..10].copy_from_slice(&7u16.to_le_bytes());
+        assert!(matches!(VoxelStore::from_bytes(&bytes), Err(StoreError::UnsupportedVersion(7))));
+    }
+
+    #[test]
+    fn a_lying_chunk_count_allocates_nothing_big() {
+        let mut bytes = Vec::new();
+        VoxelStore::new().write_to(&mut bytes).unwrap();
+        // Claim four billion chunks and fix the header checksum so the count itself is believed.
+        let count_at = 14;
+        bytes[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let header_end = bytes.len() - 4;
+        let crc = crc32fast::hash(&bytes[..header_end]);
+        bytes[header_end..].copy_from_slice(&crc.to_le_bytes());
+        assert!(matches!(VoxelStore::from_bytes(&bytes), Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error() {
+        assert!(matches!(VoxelStore::load("/definitely/not/here.vxs"), Err(StoreError::Io(_))));
+    }
+}
