@@ -54,6 +54,8 @@ mod palette;
 mod quantize;
 mod shared;
 mod store;
+#[cfg(feature = "vox")]
+pub mod vox;
 
 pub use chunk::{CHUNK_BITS, CHUNK_EDGE};
 pub use edit::{Brush, DIRTY_PADDING, EditReport, MAX_BRUSH_EXTENT};
