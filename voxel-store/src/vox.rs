@@ -100,8 +100,8 @@ fn walk(
     match scene {
         SceneNode::Transform { frames, child, .. } => {
             let frame = frames.first();
-            let t = frame.and_then(|f| f.position()).map_or(IVec3::ZERO, |p| IVec3::new(p.x, p.y, p.z));
-            let r = frame.and_then(|f| f.orientation()).map_or(Turn::IDENTITY, |r| {
+            let t = frame.and_then(dot_vox::Frame::position).map_or(IVec3::ZERO, |p| IVec3::new(p.x, p.y, p.z));
+            let r = frame.and_then(dot_vox::Frame::orientation).map_or(Turn::IDENTITY, |r| {
                 let c = r.to_cols_array_2d();
                 Turn(c.map(|col| IVec3::new(col[0] as i32, col[1] as i32, col[2] as i32)))
             });
