@@ -85,13 +85,18 @@ pub trait VoxelSource {
     /// [`VoxelSource::fill_region`].
     fn read_region(&self, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), Error> {
         let len = region.checked_len()?;
-        out.clear();
         if len == 0 {
+            out.clear();
             return Ok(());
         }
         match self.region_hint(region) {
-            RegionHint::Uniform(v) => out.resize(len, v),
+            RegionHint::Uniform(v) => {
+                out.clear();
+                out.resize(len, v);
+            }
             RegionHint::Unknown => {
+                // `fill_region` writes every voxel, so a buffer reused at the same size is not
+                // cleared first: that fill cost as much as the read itself (store/region-read).
                 out.resize(len, Voxel::EMPTY);
                 self.fill_region(region, out);
             }

@@ -2,23 +2,29 @@
 //!
 //! Seed 004 ("Voxel Data Structures") keeps chunks in a hash map and lets vacant chunks take no
 //! memory. Two more forms make terrain cheap: a chunk whose voxels are all equal is one voxel, and a
-//! chunk crossed by the surface is stored row by row, where a row along `x` whose voxels are all
-//! equal (deep rock, open air: most rows) is one voxel. That is the "row packing" with which Roblox
-//! reaches 0.49 bytes per voxel. Edits work on the dense form; [`Chunk::compact`] packs again.
+//! chunk crossed by the surface is stored row by row (the "row packing" with which Roblox reaches
+//! 0.49 bytes per voxel), each row along `x` in the cheapest of three kinds:
+//!
+//! - **uniform**: all voxels equal (deep rock, open air: most rows), one voxel, 2 bytes;
+//! - **one material**: distances vary, the material does not (the surface band and tunnel walls of
+//!   one rock), one material and `EDGE` distances, 33 bytes;
+//! - **mixed**: `EDGE` voxels, 64 bytes.
+//!
+//! Edits work on the dense form; [`Chunk::compact`] packs again.
 //!
 //! ```text
-//!  row r = z + EDGE * y            uniform bit per row          data
-//!  ┌────────────────────┐          r0 1  ───────────────────►  [v]
-//!  │ r0  ░░░░░░░░░░░░░░ │ uniform  r1 0  ───────────────────►  [v v v ... v]  (EDGE voxels)
-//!  │ r1  ░░░▓▓▓▒▒▒░░░░░ │ mixed    r2 1  ───────────────────►  [v]
-//!  │ r2  ▓▓▓▓▓▓▓▓▓▓▓▓▓▓ │ uniform  offset(r) = r + (EDGE - 1) * (mixed rows before r)
-//!  └────────────────────┘
+//!  row r = z + EDGE * y      kind bits        arrays (each kind's rows in row order)
+//!  ┌────────────────────┐
+//!  │ r0  ░░░░░░░░░░░░░░ │    uniform    ──►  uniform:    [v0, v2]
+//!  │ r1  ░░▒▒▒▓▓▓▓▓▓▓▓▓ │    one mat.   ──►  materials:  [m1]   distances: [d1 × EDGE]
+//!  │ r2  ▓▓▓▓▓▓▓▓▓▓▓▓▓▓ │    uniform        mixed:      [v × EDGE per mixed row]
+//!  └────────────────────┘    a row's index in its array = rows of its kind before it
+//!                            (a popcount of the kind bits, once per walk)
 //! ```
 
 use voxel_core::Voxel;
 
-/// log2 of the chunk edge. 32 was chosen by measurement over 16 (see the crate README): the same
-/// region read speed, half the row-table overhead per voxel, and an eighth of the hash map entries.
+/// log2 of the chunk edge. 32 was chosen by measurement over 16 (see the crate README).
 pub const CHUNK_BITS: u32 = 5;
 /// Chunk edge in voxels.
 pub const CHUNK_EDGE: i32 = 1 << CHUNK_BITS;
@@ -35,61 +41,167 @@ pub(crate) enum Chunk {
     Uniform(Voxel),
     /// `VOLUME` voxels in the workspace's axis order; the form edits work on.
     Dense(Box<[Voxel]>),
-    /// Rows along `x`, a uniform row stored as one voxel.
+    /// Rows along `x`, each stored in the cheapest of three kinds.
     Packed(Packed),
 }
 
 /// One row of a chunk, as stored.
 pub(crate) enum Row<'a> {
+    /// Every voxel of the row is this one.
     Uniform(Voxel),
+    /// One material, `EDGE` distances.
+    OneMaterial(u8, &'a [i8]),
+    /// `EDGE` voxels.
     Voxels(&'a [Voxel]),
+}
+
+impl Row<'_> {
+    /// Writes voxels `x0..x0 + out.len()` of the row into `out`.
+    #[inline]
+    pub(crate) fn copy_to(&self, x0: usize, out: &mut [Voxel]) {
+        match *self {
+            Row::Uniform(v) => out.fill(v),
+            Row::OneMaterial(m, d) => {
+                for (o, &d) in out.iter_mut().zip(&d[x0..]) {
+                    *o = Voxel::new(d, m);
+                }
+            }
+            Row::Voxels(src) => copy_run(out, &src[x0..]),
+        }
+    }
+}
+
+/// Copies `dst.len()` voxels from the start of `src`; a whole row is copied as a fixed-size array so
+/// it compiles to a few vector moves instead of a `memcpy` call.
+#[inline(always)]
+fn copy_run(dst: &mut [Voxel], src: &[Voxel]) {
+    if let (Ok(d), Some(s)) = (<&mut [Voxel; EDGE]>::try_from(&mut *dst), src.first_chunk::<EDGE>()) {
+        *d = *s;
+    } else {
+        dst.copy_from_slice(&src[..dst.len()]);
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Packed {
-    /// Bit `r` set: row `r` is uniform and takes one voxel of `data`.
+    /// Bit `r` set: row `r` is uniform.
     uniform: [u64; WORDS],
-    /// Mixed rows in the words before each word, so a row's offset is one popcount away.
-    mixed_before: [u16; WORDS],
-    data: Box<[Voxel]>,
+    /// Bit `r` set: row `r` has one material (never set together with `uniform`).
+    one_material: [u64; WORDS],
+    /// Rows of each kind (uniform, one material, mixed) in the words before each word.
+    before: [[u16; 3]; WORDS],
+    uniform_rows: Box<[Voxel]>,
+    materials: Box<[u8]>,
+    distances: Box<[i8]>,
+    mixed: Box<[Voxel]>,
+}
+
+/// A position in a walk over consecutive rows of a packed chunk: the row and how many rows of each
+/// kind precede it.
+#[derive(Clone, Copy)]
+pub(crate) struct RowCursor {
+    r: usize,
+    counts: [usize; 3],
 }
 
 impl Packed {
     fn pack(dense: &[Voxel]) -> Packed {
         debug_assert_eq!(dense.len(), VOLUME);
-        let mut uniform = [0u64; WORDS];
-        let mut mixed_before = [0u16; WORDS];
-        let mut data = Vec::new();
-        let mut mixed = 0u16;
+        let mut p = Packed {
+            uniform: [0; WORDS],
+            one_material: [0; WORDS],
+            before: [[0; 3]; WORDS],
+            uniform_rows: Box::new([]),
+            materials: Box::new([]),
+            distances: Box::new([]),
+            mixed: Box::new([]),
+        };
+        let (mut uniform_rows, mut materials, mut distances, mut mixed) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (r, row) in dense.chunks_exact(EDGE).enumerate() {
             if r % 64 == 0 {
-                mixed_before[r / 64] = mixed;
+                p.before[r / 64] = [uniform_rows.len(), materials.len(), mixed.len() / EDGE].map(|n| n as u16);
             }
             if row.iter().all(|v| *v == row[0]) {
-                uniform[r / 64] |= 1 << (r % 64);
-                data.push(row[0]);
+                p.uniform[r / 64] |= 1 << (r % 64);
+                uniform_rows.push(row[0]);
+            } else if row.iter().all(|v| v.material == row[0].material) {
+                p.one_material[r / 64] |= 1 << (r % 64);
+                materials.push(row[0].material);
+                distances.extend(row.iter().map(|v| v.distance));
             } else {
-                data.extend_from_slice(row);
-                mixed += 1;
+                mixed.extend_from_slice(row);
             }
         }
-        Packed { uniform, mixed_before, data: data.into_boxed_slice() }
+        p.uniform_rows = uniform_rows.into_boxed_slice();
+        p.materials = materials.into_boxed_slice();
+        p.distances = distances.into_boxed_slice();
+        p.mixed = mixed.into_boxed_slice();
+        p
+    }
+
+    /// A cursor at row `r`: three popcounts (the default x86-64 target has no `popcnt`
+    /// instruction, so each is a dozen instructions); walks then step with [`Packed::advance`].
+    #[inline]
+    pub(crate) fn cursor(&self, r: usize) -> RowCursor {
+        let (w, b) = (r / 64, r % 64);
+        let below = (1u64 << b) - 1;
+        let u = (self.uniform[w] & below).count_ones() as usize;
+        let m = (self.one_material[w] & below).count_ones() as usize;
+        let [bu, bm, bx] = self.before[w].map(usize::from);
+        RowCursor { r, counts: [bu + u, bm + m, bx + b - u - m] }
+    }
+
+    #[inline]
+    fn kind(&self, r: usize) -> usize {
+        let (w, b) = (r / 64, r % 64);
+        if self.uniform[w] >> b & 1 == 1 {
+            0
+        } else if self.one_material[w] >> b & 1 == 1 {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The row under the cursor.
+    #[inline]
+    pub(crate) fn row_at(&self, c: RowCursor) -> Row<'_> {
+        match self.kind(c.r) {
+            0 => Row::Uniform(self.uniform_rows[c.counts[0]]),
+            1 => {
+                let i = c.counts[1];
+                Row::OneMaterial(self.materials[i], &self.distances[i * EDGE..(i + 1) * EDGE])
+            }
+            _ => {
+                let i = c.counts[2];
+                Row::Voxels(&self.mixed[i * EDGE..(i + 1) * EDGE])
+            }
+        }
+    }
+
+    /// The cursor at the next row.
+    #[inline]
+    pub(crate) fn advance(&self, mut c: RowCursor) -> RowCursor {
+        c.counts[self.kind(c.r)] += 1;
+        c.r += 1;
+        c
     }
 
     #[inline]
     fn row(&self, r: usize) -> Row<'_> {
-        let (w, b) = (r / 64, r % 64);
-        let below = (!self.uniform[w] & ((1u64 << b) - 1)).count_ones() as usize;
-        let offset = r + (EDGE - 1) * (usize::from(self.mixed_before[w]) + below);
-        if self.uniform[w] >> b & 1 == 1 {
-            Row::Uniform(self.data[offset])
-        } else {
-            Row::Voxels(&self.data[offset..offset + EDGE])
-        }
+        self.row_at(self.cursor(r))
     }
 
     fn mixed_rows(&self) -> usize {
-        self.uniform.iter().map(|w| w.count_zeros() as usize).sum::<usize>() - (WORDS * 64 - ROWS)
+        ROWS - self.uniform_rows.len()
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.uniform_rows.len() * size_of::<Voxel>()
+            + self.materials.len()
+            + self.distances.len()
+            + self.mixed.len() * size_of::<Voxel>()
     }
 }
 
@@ -109,17 +221,15 @@ impl Chunk {
     pub(crate) fn get(&self, i: usize) -> Voxel {
         match self.row(i / EDGE) {
             Row::Uniform(v) => v,
+            Row::OneMaterial(m, d) => Voxel::new(d[i % EDGE], m),
             Row::Voxels(row) => row[i % EDGE],
         }
     }
 
-    /// Copies voxels `x0..x1` of row `r` into `out` (`out.len() == x1 - x0`).
+    /// Copies voxels `x0..x0 + out.len()` of row `r` into `out`.
     #[inline]
     pub(crate) fn copy_row(&self, r: usize, x0: usize, out: &mut [Voxel]) {
-        match self.row(r) {
-            Row::Uniform(v) => out.fill(v),
-            Row::Voxels(row) => out.copy_from_slice(&row[x0..x0 + out.len()]),
-        }
+        self.row(r).copy_to(x0, out);
     }
 
     /// The chunk as dense voxels, converting it first if needed.
@@ -141,11 +251,10 @@ impl Chunk {
             Chunk::Dense(d) => d.clone(),
             Chunk::Packed(p) => {
                 let mut out = vec![Voxel::EMPTY; VOLUME].into_boxed_slice();
-                for (r, dst) in out.chunks_exact_mut(EDGE).enumerate() {
-                    match p.row(r) {
-                        Row::Uniform(v) => dst.fill(v),
-                        Row::Voxels(src) => dst.copy_from_slice(src),
-                    }
+                let mut c = p.cursor(0);
+                for dst in out.chunks_exact_mut(EDGE) {
+                    p.row_at(c).copy_to(0, dst);
+                    c = p.advance(c);
                 }
                 out
             }
@@ -161,7 +270,7 @@ impl Chunk {
             return;
         }
         let packed = Packed::pack(d);
-        if packed.data.len() * size_of::<Voxel>() + size_of::<Packed>() < VOLUME * size_of::<Voxel>() {
+        if packed.heap_bytes() + size_of::<Packed>() < VOLUME * size_of::<Voxel>() {
             *self = Chunk::Packed(packed);
         }
     }
@@ -180,11 +289,11 @@ impl Chunk {
         match self {
             Chunk::Uniform(_) => 0,
             Chunk::Dense(d) => d.len() * size_of::<Voxel>(),
-            Chunk::Packed(p) => p.data.len() * size_of::<Voxel>(),
+            Chunk::Packed(p) => p.heap_bytes(),
         }
     }
 
-    /// Mixed (non-uniform) rows: all of them for dense, none for uniform.
+    /// Non-uniform rows: all of them for dense, none for uniform.
     pub(crate) fn mixed_rows(&self) -> usize {
         match self {
             Chunk::Uniform(_) => 0,
@@ -211,6 +320,9 @@ mod tests {
         chunk.compact();
         assert!(matches!(chunk, Chunk::Packed(_)));
         assert_eq!(chunk.mixed_rows(), 2 * EDGE);
+        let Chunk::Packed(p) = &chunk else { unreachable!() };
+        // Rows whose material is constant along x use the one-material kind.
+        assert!(!p.materials.is_empty() || !p.mixed.is_empty());
         for (i, v) in dense.iter().enumerate() {
             assert_eq!(chunk.get(i), *v, "voxel {i}");
         }
@@ -218,6 +330,20 @@ mod tests {
         let mut row = vec![Voxel::EMPTY; 5];
         chunk.copy_row(10 * EDGE + 3, 4, &mut row);
         assert_eq!(row, dense[(10 * EDGE + 3) * EDGE + 4..][..5]);
+    }
+
+    #[test]
+    fn one_material_rows_store_distances_only() {
+        let dense: Box<[Voxel]> = (0..VOLUME).map(|i| Voxel::new((i % 11) as i8 - 5, 4)).collect();
+        let mut chunk = Chunk::Dense(dense.clone());
+        chunk.compact();
+        let Chunk::Packed(p) = &chunk else { panic!("one-material rows pack") };
+        assert_eq!((p.uniform_rows.len(), p.materials.len(), p.mixed.len()), (0, ROWS, 0));
+        assert_eq!(chunk.heap_bytes(), ROWS * (EDGE + 1));
+        assert_eq!(chunk.to_dense(), dense);
+        for i in (0..VOLUME).step_by(97) {
+            assert_eq!(chunk.get(i), dense[i]);
+        }
     }
 
     #[test]
@@ -233,7 +359,7 @@ mod tests {
 
     #[test]
     fn all_mixed_rows_stay_dense() {
-        let dense: Box<[Voxel]> = (0..VOLUME).map(|i| Voxel::new((i % 5) as i8, 1)).collect();
+        let dense: Box<[Voxel]> = (0..VOLUME).map(|i| Voxel::new((i % 5) as i8, (i % 3) as u8)).collect();
         let mut chunk = Chunk::Dense(dense);
         chunk.compact();
         assert!(matches!(chunk, Chunk::Dense(_)));

@@ -54,7 +54,7 @@ pub struct Terrain {
     pub frequency: f32,
     /// Noise octaves (each doubles the frequency and halves the amplitude).
     pub octaves: u32,
-    /// Tunnel width in noise units (0 disables caves; 0.06 gives tunnels a few voxels wide).
+    /// Tunnel radius in noise units (0 disables caves; 0.08 gives tunnels a few voxels wide).
     pub cave_width: f32,
     /// Frequency of the cave noise, in cycles per voxel.
     pub cave_frequency: f32,
@@ -73,8 +73,8 @@ impl Terrain {
             amplitude: 0.25 * h,
             frequency: 1.0 / 160.0,
             octaves: 4,
-            cave_width: 0.06,
-            cave_frequency: 1.0 / 40.0,
+            cave_width: 0.12,
+            cave_frequency: 1.0 / 96.0,
             water_level: Some(0.4 * h),
         }
     }
@@ -150,10 +150,18 @@ fn terrain_region(t: &Terrain, region: VoxelBox, out: &mut [Voxel]) {
         let p = Vec3::new((region.min.x + x as i32) as f32, y as f32, (region.min.z + z as i32) as f32);
         let mut d = p.y - h;
         // Carve only where the ground is inside or near the surface: elsewhere it cannot matter.
+        // A tunnel is where two independent noises are both near zero: the intersection of two
+        // thin sheets, a worm-like tube (one sheet alone would carve walls, not tunnels).
         if t.cave_width > 0.0 && d < DISTANCE_BAND {
-            let n = gradient_noise_3d(cave_seed, p * t.cave_frequency).abs();
-            d = d.max((t.cave_width - n) * cave_scale);
+            let a = gradient_noise_3d(cave_seed, p * t.cave_frequency).abs();
+            if a < t.cave_width + DISTANCE_BAND / cave_scale {
+                let b = gradient_noise_3d(cave_seed ^ 0x5EED, p * t.cave_frequency).abs();
+                d = d.max((t.cave_width - a.max(b)) * cave_scale);
+            }
         }
+        // Cave air keeps the rock's material: an outside voxel's material is never a phase (outside
+        // is empty whatever it names), and one material per tunnel row packs rows at half the size.
+        let air_material = if p.y < h { materials::ROCK } else { materials::AIR };
         *v = if d < 0.0 {
             let depth = h - p.y;
             let material = if depth < 1.5 {
@@ -169,8 +177,8 @@ fn terrain_region(t: &Terrain, region: VoxelBox, out: &mut [Voxel]) {
                 // Below the water level, empty space is water: inside both the half-space under the
                 // level and the complement of the ground.
                 Some(level) if p.y < level => Voxel::new(quantize((p.y - level).max(-d)), materials::WATER),
-                Some(level) => Voxel::new(quantize(d.min(p.y - level)), materials::AIR),
-                None => Voxel::new(quantize(d), materials::AIR),
+                Some(level) => Voxel::new(quantize(d.min(p.y - level)), air_material),
+                None => Voxel::new(quantize(d), air_material),
             }
         };
     }

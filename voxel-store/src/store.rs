@@ -7,7 +7,7 @@ use glam::IVec3;
 use voxel_core::{PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::Palette;
-use crate::chunk::{CHUNK_BITS, CHUNK_EDGE, Chunk, EDGE, ROWS};
+use crate::chunk::{CHUNK_BITS, CHUNK_EDGE, Chunk, EDGE, Row};
 
 /// A sparse voxel world: a hash map from chunk key to chunk, plus the material palette.
 ///
@@ -204,8 +204,8 @@ impl VoxelSource for VoxelStore {
     }
 }
 
-/// Region read over any chunk lookup: one pass over the chunks the region touches, copying each
-/// chunk's part row by row (a uniform row is a fill, a mixed row a memcpy).
+/// Region read over any chunk lookup: one pass over the chunks the region touches, with the chunk
+/// form matched once per chunk (not per row) so each inner loop is a plain fill or copy per row.
 pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, region: VoxelBox, out: &mut [Voxel]) {
     if region.is_empty() || out.len() as u64 != region.volume() {
         return; // outside `fill_region`'s contract: a documented no-op
@@ -221,22 +221,35 @@ pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, 
                 if inside.is_empty() {
                     continue;
                 }
-                let chunk = lookup(key);
                 let len = (inside.max.x - inside.min.x) as usize;
                 let x_local = (inside.min.x & (CHUNK_EDGE - 1)) as usize;
                 let x_out = (inside.min.x - region.min.x) as usize;
-                for y in inside.min.y..inside.max.y {
-                    let y_out = (y - region.min.y) as usize;
-                    let y_local = (y & (CHUNK_EDGE - 1)) as usize;
-                    for z in inside.min.z..inside.max.z {
-                        let dst = x_out + sx * ((z - region.min.z) as usize + sz * y_out);
-                        let out_row = &mut out[dst..dst + len];
-                        match chunk {
-                            None => out_row.fill(Voxel::EMPTY),
-                            Some(c) => {
-                                let r = (z & (CHUNK_EDGE - 1)) as usize + EDGE * y_local;
-                                debug_assert!(r < ROWS);
-                                c.copy_row(r, x_local, out_row);
+                let (z0, z1) =
+                    ((inside.min.z & (CHUNK_EDGE - 1)) as usize, (inside.max.z - 1 & (CHUNK_EDGE - 1)) as usize + 1);
+                let z_out = (inside.min.z - region.min.z) as usize;
+                // Visits every row of the chunk's part: (chunk-local row index, output offset).
+                let rows = (inside.min.y..inside.max.y).flat_map(|y| {
+                    let r0 = EDGE * (y & (CHUNK_EDGE - 1)) as usize;
+                    let o0 = x_out + sx * (z_out + sz * (y - region.min.y) as usize);
+                    (z0..z1).map(move |z| (r0 + z, o0 + sx * (z - z0)))
+                });
+                match lookup(key) {
+                    None => rows.for_each(|(_, o)| out[o..o + len].fill(Voxel::EMPTY)),
+                    Some(Chunk::Uniform(v)) => rows.for_each(|(_, o)| out[o..o + len].fill(*v)),
+                    Some(Chunk::Dense(d)) => {
+                        rows.for_each(|(r, o)| {
+                            Row::Voxels(&d[r * EDGE..(r + 1) * EDGE]).copy_to(x_local, &mut out[o..o + len])
+                        });
+                    }
+                    Some(Chunk::Packed(p)) => {
+                        // Rows of one y slice are consecutive: one cursor per slice, then steps.
+                        for y in inside.min.y..inside.max.y {
+                            let mut cursor = p.cursor(EDGE * (y & (CHUNK_EDGE - 1)) as usize + z0);
+                            let mut o = x_out + sx * (z_out + sz * (y - region.min.y) as usize);
+                            for _ in z0..z1 {
+                                p.row_at(cursor).copy_to(x_local, &mut out[o..o + len]);
+                                cursor = p.advance(cursor);
+                                o += sx;
                             }
                         }
                     }
