@@ -41,8 +41,9 @@ pub(crate) enum Chunk {
     Uniform(Voxel),
     /// `VOLUME` voxels in the workspace's axis order; the form edits work on.
     Dense(Box<[Voxel]>),
-    /// Rows along `x`, each stored in the cheapest of three kinds.
-    Packed(Packed),
+    /// Rows along `x`, each stored in the cheapest of three kinds (boxed: its row tables are 400
+    /// bytes, which the other forms should not pay for).
+    Packed(Box<Packed>),
 }
 
 /// One row of a chunk, as stored.
@@ -271,7 +272,7 @@ impl Chunk {
         }
         let packed = Packed::pack(d);
         if packed.heap_bytes() + size_of::<Packed>() < VOLUME * size_of::<Voxel>() {
-            *self = Chunk::Packed(packed);
+            *self = Chunk::Packed(Box::new(packed));
         }
     }
 
@@ -289,7 +290,7 @@ impl Chunk {
         match self {
             Chunk::Uniform(_) => 0,
             Chunk::Dense(d) => d.len() * size_of::<Voxel>(),
-            Chunk::Packed(p) => p.heap_bytes(),
+            Chunk::Packed(p) => size_of::<Packed>() + p.heap_bytes(),
         }
     }
 

@@ -225,7 +225,7 @@ pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, 
                 let x_local = (inside.min.x & (CHUNK_EDGE - 1)) as usize;
                 let x_out = (inside.min.x - region.min.x) as usize;
                 let (z0, z1) =
-                    ((inside.min.z & (CHUNK_EDGE - 1)) as usize, (inside.max.z - 1 & (CHUNK_EDGE - 1)) as usize + 1);
+                    ((inside.min.z & (CHUNK_EDGE - 1)) as usize, ((inside.max.z - 1) & (CHUNK_EDGE - 1)) as usize + 1);
                 let z_out = (inside.min.z - region.min.z) as usize;
                 // Visits every row of the chunk's part: (chunk-local row index, output offset).
                 let rows = (inside.min.y..inside.max.y).flat_map(|y| {
@@ -238,7 +238,7 @@ pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, 
                     Some(Chunk::Uniform(v)) => rows.for_each(|(_, o)| out[o..o + len].fill(*v)),
                     Some(Chunk::Dense(d)) => {
                         rows.for_each(|(r, o)| {
-                            Row::Voxels(&d[r * EDGE..(r + 1) * EDGE]).copy_to(x_local, &mut out[o..o + len])
+                            Row::Voxels(&d[r * EDGE..(r + 1) * EDGE]).copy_to(x_local, &mut out[o..o + len]);
                         });
                     }
                     Some(Chunk::Packed(p)) => {
