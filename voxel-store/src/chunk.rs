@@ -340,7 +340,7 @@ mod tests {
         chunk.compact();
         let Chunk::Packed(p) = &chunk else { panic!("one-material rows pack") };
         assert_eq!((p.uniform_rows.len(), p.materials.len(), p.mixed.len()), (0, ROWS, 0));
-        assert_eq!(chunk.heap_bytes(), ROWS * (EDGE + 1));
+        assert_eq!(chunk.heap_bytes(), size_of::<Packed>() + ROWS * (EDGE + 1));
         assert_eq!(chunk.to_dense(), dense);
         for i in (0..VOLUME).step_by(97) {
             assert_eq!(chunk.get(i), dense[i]);
