@@ -7,7 +7,7 @@ use glam::IVec3;
 use voxel_core::{PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::Palette;
-use crate::chunk::{CHUNK_BITS, CHUNK_EDGE, Chunk, EDGE, Row};
+use crate::chunk::{CHUNK_BITS, CHUNK_EDGE, Chunk, EDGE, Row, fill_run};
 
 /// A sparse voxel world: a hash map from chunk key to chunk, plus the material palette.
 ///
@@ -227,20 +227,21 @@ pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, 
                 let (z0, z1) =
                     ((inside.min.z & (CHUNK_EDGE - 1)) as usize, ((inside.max.z - 1) & (CHUNK_EDGE - 1)) as usize + 1);
                 let z_out = (inside.min.z - region.min.z) as usize;
-                // Visits every row of the chunk's part: (chunk-local row index, output offset).
-                let rows = (inside.min.y..inside.max.y).flat_map(|y| {
-                    let r0 = EDGE * (y & (CHUNK_EDGE - 1)) as usize;
-                    let o0 = x_out + sx * (z_out + sz * (y - region.min.y) as usize);
-                    (z0..z1).map(move |z| (r0 + z, o0 + sx * (z - z0)))
-                });
+                let part = Part {
+                    y: inside.min.y..inside.max.y,
+                    z0,
+                    z1,
+                    o0: x_out + sx * z_out,
+                    sx,
+                    sz,
+                    y_out0: region.min.y,
+                };
                 match lookup(key) {
-                    None => rows.for_each(|(_, o)| out[o..o + len].fill(Voxel::EMPTY)),
-                    Some(Chunk::Uniform(v)) => rows.for_each(|(_, o)| out[o..o + len].fill(*v)),
-                    Some(Chunk::Dense(d)) => {
-                        rows.for_each(|(r, o)| {
-                            Row::Voxels(&d[r * EDGE..(r + 1) * EDGE]).copy_to(x_local, &mut out[o..o + len]);
-                        });
-                    }
+                    None => part.for_each_row(|_, o| fill_run(&mut out[o..o + len], Voxel::EMPTY)),
+                    Some(Chunk::Uniform(v)) => part.for_each_row(|_, o| fill_run(&mut out[o..o + len], *v)),
+                    Some(Chunk::Dense(d)) => part.for_each_row(|r, o| {
+                        Row::Voxels(&d[r * EDGE..(r + 1) * EDGE]).copy_to(x_local, &mut out[o..o + len]);
+                    }),
                     Some(Chunk::Packed(p)) => {
                         // Rows of one y slice are consecutive: one cursor per slice, then steps.
                         for y in inside.min.y..inside.max.y {
@@ -254,6 +255,34 @@ pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, 
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// The rows of one chunk that a region read covers.
+struct Part {
+    y: core::ops::Range<i32>,
+    z0: usize,
+    z1: usize,
+    /// Output offset of the part's first row, before the y term.
+    o0: usize,
+    sx: usize,
+    sz: usize,
+    y_out0: i32,
+}
+
+impl Part {
+    /// Calls `f(chunk-local row, output offset)` for every row. Plain nested loops, generic so `f`
+    /// inlines: a `flat_map` here cost a third of the read, a `dyn FnMut` a fifth.
+    #[inline(always)]
+    fn for_each_row(&self, mut f: impl FnMut(usize, usize)) {
+        for y in self.y.clone() {
+            let r0 = EDGE * (y & (CHUNK_EDGE - 1)) as usize;
+            let mut o = self.o0 + self.sx * self.sz * (y - self.y_out0) as usize;
+            for z in self.z0..self.z1 {
+                f(r0 + z, o);
+                o += self.sx;
             }
         }
     }
