@@ -243,8 +243,7 @@ impl VoxelStore {
             let first = (lo - 0.5 - start.x as f32).ceil().max(0.0) as usize;
             let last = ((hi + 0.5 - start.x as f32).floor() + 1.0).clamp(0.0, row.len() as f32) as usize;
             let mut p = start.as_vec3() + Vec3::X * first as f32;
-            for i in first..last.max(first) {
-                let v = &mut row[i];
+            for (i, v) in row.iter_mut().enumerate().take(last).skip(first) {
                 let new = combine(*v, quantize(distance(p)));
                 if new != *v {
                     *v = new;
