@@ -248,8 +248,7 @@ pub(crate) fn fill_region_from<'a>(lookup: impl Fn(IVec3) -> Option<&'a Chunk>, 
                             let mut cursor = p.cursor(EDGE * (y & (CHUNK_EDGE - 1)) as usize + z0);
                             let mut o = x_out + sx * (z_out + sz * (y - region.min.y) as usize);
                             for _ in z0..z1 {
-                                p.row_at(cursor).copy_to(x_local, &mut out[o..o + len]);
-                                cursor = p.advance(cursor);
+                                p.next_row(&mut cursor).copy_to(x_local, &mut out[o..o + len]);
                                 o += sx;
                             }
                         }
