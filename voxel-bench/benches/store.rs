@@ -44,6 +44,15 @@ fn memory_and_disk(c: &mut Criterion) {
     let mut bytes = Vec::new();
     store.write_to(&mut bytes).expect("writing to memory");
     figure("store/disk/512x128x512/bytes-per-voxel", bytes.len() as f64 / volume, "B/voxel");
+    // The same hills without tunnels: caves add most of the surface a world has.
+    let (no_caves, retained_no_caves) = alloc::retained_bytes(|| {
+        generate::terrain(&Terrain { cave_width: 0.0, ..params.clone() }).expect("valid parameters")
+    });
+    let mut no_caves_bytes = Vec::new();
+    no_caves.write_to(&mut no_caves_bytes).expect("writing to memory");
+    figure("store/memory/512x128x512-no-caves/bytes-per-voxel", retained_no_caves as f64 / volume, "B/voxel");
+    figure("store/disk/512x128x512-no-caves/bytes-per-voxel", no_caves_bytes.len() as f64 / volume, "B/voxel");
+    drop(no_caves);
 
     let mut group = c.benchmark_group("store/generate");
     group.sample_size(10);

@@ -42,6 +42,15 @@
 //!   `{ distance: 127, material: 0 }` and is what reads outside stored chunks return.
 //! - Bad input (NaN or infinite brush parameters, huge regions, unknown materials, malformed files)
 //!   gives a [`StoreError`]; nothing stored is changed by a failed call.
+//! - Edits leave the chunks they touch dense (2 bytes per voxel) until [`VoxelStore::compact`].
+//!
+//! # Figures
+//!
+//! From `cargo xtask bench --quick store` (benches `store/*` in `voxel-bench`), on a generated
+//! 512x128x512 world with caves and water: 0.49 bytes per voxel in memory, 0.19 on disk (0.17 and
+//! 0.067 without caves), a radius-8 sphere edit in about 70 us (130 M voxels of its box per second),
+//! a 64^3 region read in about 90 us (0.2x a memcpy of the same bytes). The crate README lists every
+//! figure with its goal.
 
 #![forbid(unsafe_code)]
 
