@@ -17,9 +17,25 @@ use crate::{DISTANCE_BAND, StoreError, VoxelStore, quantize};
 /// voxels will also affect the meshes of adjacent chunks").
 pub const DIRTY_PADDING: i32 = 1;
 
-/// Largest brush extent accepted, in voxels (half a million): larger brushes are refused with a
-/// typed error rather than allowed to sweep the `i32` range.
-pub const MAX_BRUSH_EXTENT: f32 = 524_288.0;
+/// Brushes must lie within this distance of the origin (2^24 voxels): beyond it `f32` no longer
+/// holds every integer, and brush shapes would come out wrong.
+pub const MAX_BRUSH_COORDINATE: f32 = 16_777_216.0;
+
+/// The most chunks one edit may touch (4096, at most 256 MiB of dense chunks): a long thin box
+/// passes the voxel-count limit but would unpack a chunk per 32 voxels of its length.
+pub const MAX_EDIT_CHUNKS: u64 = 4096;
+
+/// Refuses regions over [`MAX_REGION_VOLUME`] voxels or [`MAX_EDIT_CHUNKS`] chunks.
+fn check_region(region: VoxelBox) -> Result<(), StoreError> {
+    if region.volume() > MAX_REGION_VOLUME || region.chunk_keys(CHUNK_EDGE).volume() > MAX_EDIT_CHUNKS {
+        return Err(StoreError::RegionTooLarge);
+    }
+    Ok(())
+}
+
+/// Largest brush extent accepted, in voxels: larger brushes are refused with a typed error (an
+/// edit that large would exceed [`MAX_EDIT_CHUNKS`] anyway).
+pub const MAX_BRUSH_EXTENT: f32 = 4096.0;
 
 /// What an edit changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +57,10 @@ impl EditReport {
 
     /// Both reports' changes together.
     pub fn merge(&self, other: &EditReport) -> EditReport {
-        EditReport { changed_voxels: self.changed_voxels + other.changed_voxels, dirty: self.dirty.union(&other.dirty) }
+        EditReport {
+            changed_voxels: self.changed_voxels.saturating_add(other.changed_voxels),
+            dirty: self.dirty.union(&other.dirty),
+        }
     }
 }
 
@@ -144,8 +163,8 @@ impl Brush {
             return Err(StoreError::InvalidParameter("brush radius and extents must be >= 0"));
         }
         let b = self.aabb();
-        if b.min.abs().max_element().max(b.max.abs().max_element()) > i32::MAX as f32 / 2.0 {
-            return Err(StoreError::InvalidParameter("brush lies outside the i32 voxel range"));
+        if b.min.abs().max_element().max(b.max.abs().max_element()) > MAX_BRUSH_COORDINATE {
+            return Err(StoreError::InvalidParameter("brush lies beyond MAX_BRUSH_COORDINATE"));
         }
         if b.size().max_element() > MAX_BRUSH_EXTENT {
             return Err(StoreError::InvalidParameter("brush larger than MAX_BRUSH_EXTENT"));
@@ -159,25 +178,26 @@ impl Brush {
         self.validate()?;
         let b = self.aabb().grow(DISTANCE_BAND);
         let region = VoxelBox::new(b.min.ceil().as_ivec3(), b.max.floor().as_ivec3() + IVec3::ONE);
-        if region.volume() > MAX_REGION_VOLUME {
-            return Err(StoreError::RegionTooLarge);
-        }
+        check_region(region)?;
         Ok(region)
     }
 }
 
 impl VoxelStore {
-    /// Sets one voxel. Fails with [`StoreError::UnknownMaterial`] for a material not in the palette.
+    /// Sets one voxel. Fails with [`StoreError::UnknownMaterial`] for a material not in the palette,
+    /// and with [`StoreError::InvalidParameter`] for a coordinate equal to `i32::MAX` (boxes are
+    /// half-open, so the store's voxels are `i32::MIN..i32::MAX` on each axis).
     pub fn set(&mut self, p: IVec3, voxel: Voxel) -> Result<EditReport, StoreError> {
+        if p.cmpeq(IVec3::splat(i32::MAX)).any() {
+            return Err(StoreError::InvalidParameter("voxel coordinates must be below i32::MAX"));
+        }
         self.fill_box(VoxelBox::from_min_size(p, IVec3::ONE), voxel)
     }
 
     /// Sets every voxel of `region` to `voxel`.
     pub fn fill_box(&mut self, region: VoxelBox, voxel: Voxel) -> Result<EditReport, StoreError> {
         self.palette.check(voxel.material)?;
-        if region.volume() > MAX_REGION_VOLUME {
-            return Err(StoreError::RegionTooLarge);
-        }
+        check_region(region)?;
         Ok(self.edit_rows(region, |_, row| {
             let mut changed = RowChange::default();
             for (i, v) in row.iter_mut().enumerate() {

@@ -87,6 +87,11 @@ impl Terrain {
         if !finite {
             return Err(StoreError::InvalidParameter("terrain parameters must be finite"));
         }
+        // Above one cycle per voxel noise only aliases; bounding it also keeps noise lattice
+        // coordinates inside `i32` for every voxel coordinate.
+        if !(0.0..=1.0).contains(&self.frequency) || !(0.0..=1.0).contains(&self.cave_frequency) {
+            return Err(StoreError::InvalidParameter("noise frequencies must be in 0..=1 cycles per voxel"));
+        }
         if self.size.cmplt(IVec3::ZERO).any() || self.octaves > 16 {
             return Err(StoreError::InvalidParameter("terrain size must be >= 0 and octaves <= 16"));
         }
@@ -263,6 +268,7 @@ pub(crate) fn fill_chunks(
                 None => vec![Voxel::EMPTY; VOLUME].into_boxed_slice(),
             };
             let mut changed = 0u64;
+            let mut bounds = VoxelBox::EMPTY;
             let len = part.size().x as usize;
             let x0 = (part.min.x & (CHUNK_EDGE - 1)) as usize;
             for (row_in, src) in buf.chunks_exact(len.max(1)).enumerate() {
@@ -270,20 +276,27 @@ pub(crate) fn fill_chunks(
                 let y = part.min.y + (row_in / part.size().z as usize) as i32;
                 let r = (z & (CHUNK_EDGE - 1)) as usize + EDGE * (y & (CHUNK_EDGE - 1)) as usize;
                 let dst = &mut voxels[r * EDGE + x0..r * EDGE + x0 + len];
-                changed += dst.iter().zip(src).filter(|(a, b)| a != b).count() as u64;
+                let differs = |i: &usize| dst[*i] != src[*i];
+                if let (Some(first), Some(last)) = ((0..len).find(differs), (0..len).rev().find(differs)) {
+                    changed += (first..=last).filter(differs).count() as u64;
+                    let lo = IVec3::new(part.min.x + first as i32, y, z);
+                    bounds = bounds.union(&VoxelBox::new(lo, IVec3::new(part.min.x + last as i32 + 1, y + 1, z + 1)));
+                }
                 dst.copy_from_slice(src);
             }
             let mut chunk = Chunk::Dense(voxels);
             chunk.compact();
-            (key, chunk, changed)
+            (key, chunk, changed, bounds)
         })
     };
     let mut changed_voxels = 0;
-    for (key, chunk, changed) in built {
+    let mut changed_box = VoxelBox::EMPTY;
+    for (key, chunk, changed, bounds) in built {
         changed_voxels += changed;
+        changed_box = changed_box.union(&bounds);
         store.insert_chunk(key, chunk);
     }
-    let dirty = if changed_voxels > 0 { region.grow(DIRTY_PADDING) } else { VoxelBox::EMPTY };
+    let dirty = if changed_voxels > 0 { changed_box.grow(DIRTY_PADDING) } else { VoxelBox::EMPTY };
     EditReport { changed_voxels, dirty }
 }
 
@@ -321,7 +334,8 @@ fn gradient_noise_2d(seed: u64, p: Vec2) -> f32 {
     let f = p - cell;
     let (ix, iz) = (cell.x as i32, cell.y as i32);
     let grad = |dx: i32, dz: i32| {
-        let a = hash(seed, ix + dx, 0, iz + dz) as f32 * (core::f32::consts::TAU / 4_294_967_296.0);
+        let a =
+            hash(seed, ix.wrapping_add(dx), 0, iz.wrapping_add(dz)) as f32 * (core::f32::consts::TAU / 4_294_967_296.0);
         Vec2::new(a.cos(), a.sin()).dot(f - Vec2::new(dx as f32, dz as f32))
     };
     let (u, v) = (fade(f.x), fade(f.y));
@@ -349,7 +363,10 @@ fn gradient_noise_3d(seed: u64, p: Vec3) -> f32 {
     let cell = p.floor();
     let f = p - cell;
     let i = cell.as_ivec3();
-    let grad = |d: IVec3| GRADIENTS[(hash(seed, i.x + d.x, i.y + d.y, i.z + d.z) % 12) as usize].dot(f - d.as_vec3());
+    let grad = |d: IVec3| {
+        let c = i.wrapping_add(d);
+        GRADIENTS[(hash(seed, c.x, c.y, c.z) % 12) as usize].dot(f - d.as_vec3())
+    };
     let (u, v, w) = (fade(f.x), fade(f.y), fade(f.z));
     let lerp = |a: f32, b: f32, t: f32| a + t * (b - a);
     let x00 = lerp(grad(IVec3::new(0, 0, 0)), grad(IVec3::new(1, 0, 0)), u);

@@ -31,8 +31,9 @@ const KIND_UNIFORM: u8 = 0;
 const KIND_RUNS: u8 = 1;
 /// PackBits never grows a plane by more than one control byte per 128 bytes.
 const MAX_PAYLOAD: usize = 2 * (VOLUME + VOLUME / 128 + 2);
-/// Keys beyond this would put chunk boxes outside the `i32` voxel range.
+/// Keys outside `MIN_KEY..=MAX_KEY` would put chunk boxes outside the `i32` voxel range.
 const MAX_KEY: i32 = i32::MAX >> CHUNK_BITS;
+const MIN_KEY: i32 = i32::MIN >> CHUNK_BITS;
 
 impl VoxelStore {
     /// Saves the world to `path` atomically: it writes `path` + `.tmp`, syncs it to disk, and renames
@@ -182,7 +183,7 @@ impl VoxelStore {
             if r.u32()? != crc32fast::hash(&bytes[start..end]) {
                 return Err(StoreError::Corrupt("chunk checksum mismatch"));
             }
-            if key.abs().max_element() > MAX_KEY {
+            if key.cmplt(IVec3::splat(MIN_KEY)).any() || key.cmpgt(IVec3::splat(MAX_KEY)).any() {
                 return Err(StoreError::Corrupt("chunk key outside the i32 voxel range"));
             }
             if store.chunks.contains_key(&key) {

@@ -67,7 +67,7 @@ mod store;
 pub mod vox;
 
 pub use chunk::{CHUNK_BITS, CHUNK_EDGE};
-pub use edit::{Brush, DIRTY_PADDING, EditReport, MAX_BRUSH_EXTENT};
+pub use edit::{Brush, DIRTY_PADDING, EditReport, MAX_BRUSH_COORDINATE, MAX_BRUSH_EXTENT, MAX_EDIT_CHUNKS};
 pub use error::StoreError;
 pub use io::FORMAT_VERSION;
 pub use palette::{Material, Palette};

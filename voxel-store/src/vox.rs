@@ -101,17 +101,23 @@ fn walk(
         SceneNode::Transform { frames, child, .. } => {
             let frame = frames.first();
             let t = frame.and_then(dot_vox::Frame::position).map_or(IVec3::ZERO, |p| IVec3::new(p.x, p.y, p.z));
+            // dot_vox asserts on a malformed rotation byte: check it before asking for the rotation.
+            if let Some(raw) = frame.and_then(|f| f.attributes.get("_r")) {
+                if !raw.trim().parse::<u8>().is_ok_and(valid_rotation) {
+                    return Err(StoreError::Vox(format!("invalid scene rotation {raw:?}")));
+                }
+            }
             let r = frame.and_then(dot_vox::Frame::orientation).map_or(Turn::IDENTITY, |r| {
                 let c = r.to_cols_array_2d();
                 Turn(c.map(|col| IVec3::new(col[0] as i32, col[1] as i32, col[2] as i32)))
             });
             // Bounded so the integer transforms below cannot overflow, whatever the file says.
-            if t.abs().max_element() > MAX_TRANSLATION {
+            if !within(t, MAX_TRANSLATION) {
                 return Err(StoreError::Vox("scene translation out of range".into()));
             }
             // Child space to parent space: p_parent = r * p_child + t.
             let next = rotation.apply(t) + translation;
-            if next.abs().max_element() > MAX_TRANSLATION {
+            if !within(next, MAX_TRANSLATION) {
                 return Err(StoreError::Vox("scene translation out of range".into()));
             }
             walk(data, *child, rotation.then(r), next, depth + 1, out)
@@ -129,6 +135,18 @@ fn walk(
             Ok(())
         }
     }
+}
+
+/// True when every component lies in `-limit..=limit` (no `abs`, which overflows at `i32::MIN`).
+fn within(v: IVec3, limit: i32) -> bool {
+    v.cmpge(IVec3::splat(-limit)).all() && v.cmple(IVec3::splat(limit)).all()
+}
+
+/// A `.vox` rotation byte names, in bits 0-1 and 2-3, the columns of the non-zero entries of the
+/// first two rows: both below 3 and different.
+fn valid_rotation(byte: u8) -> bool {
+    let (a, b) = (byte & 3, (byte >> 2) & 3);
+    a < 3 && b < 3 && a != b
 }
 
 /// A rotation by quarter turns (a signed permutation matrix), by columns: all `.vox` orientations
@@ -152,6 +170,34 @@ impl Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rotation_bytes_are_checked_before_dot_vox_sees_them() {
+        assert!(valid_rotation(0b0000_0100), "identity");
+        for bad in [0u8, 0b0000_0011, 0b0000_1100, 0b0000_0101] {
+            assert!(!valid_rotation(bad), "{bad:#b}");
+        }
+        assert!(within(IVec3::splat(5), 5) && !within(IVec3::new(i32::MIN, 0, 0), 5));
+    }
+
+    /// A scene with one bad frame attribute fails with a typed error, not a panic.
+    #[test]
+    fn malformed_scene_attributes_are_errors() {
+        let path = format!("{}/../testdata/voxels/vox/dotvox-axes.vox", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(path).unwrap();
+        for (key, value) in [("_r", "0"), ("_r", "15"), ("_t", "-2147483648 0 0"), ("_t", "2147483647 2147483647 0")] {
+            let mut bad = dot_vox::load_bytes(&bytes).unwrap();
+            let Some(SceneNode::Transform { frames, .. }) =
+                bad.scenes.iter_mut().find(|n| matches!(n, SceneNode::Transform { .. }))
+            else {
+                panic!("axes.vox has transforms")
+            };
+            frames[0].attributes.insert(key.to_owned(), value.to_owned());
+            let mut placements = Vec::new();
+            let result = walk(&bad, 0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements);
+            assert!(matches!(result, Err(StoreError::Vox(_))), "{key}={value}");
+        }
+    }
 
     /// The walk reaches every shape instance of a scene exactly once.
     #[test]

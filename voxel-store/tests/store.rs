@@ -283,3 +283,59 @@ fn palette_phases_reach_consumers() {
     store.set(IVec3::ZERO, Voxel::new(-50, water)).unwrap();
     assert_eq!(store.get(IVec3::ZERO).phase(store.phase_table()), Phase::Liquid);
 }
+
+#[test]
+fn extreme_coordinates_round_trip_or_are_refused() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    let lowest = IVec3::new(i32::MIN, i32::MIN, i32::MIN);
+    let highest = IVec3::splat(i32::MAX - 1);
+    store.set(lowest, Voxel::new(-3, ROCK)).unwrap();
+    store.set(highest, Voxel::new(-4, ROCK)).unwrap();
+    assert!(matches!(
+        store.set(IVec3::new(0, i32::MAX, 0), Voxel::new(-4, ROCK)),
+        Err(StoreError::InvalidParameter(_))
+    ));
+    let mut bytes = Vec::new();
+    store.write_to(&mut bytes).unwrap();
+    let loaded = VoxelStore::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.get(lowest), Voxel::new(-3, ROCK));
+    assert_eq!(loaded.get(highest), Voxel::new(-4, ROCK));
+}
+
+#[test]
+fn long_thin_edits_are_refused_before_unpacking_thousands_of_chunks() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    let thin = VoxelBox::new(IVec3::ZERO, IVec3::new(1, 1 << 20, 1));
+    assert!(matches!(store.fill_box(thin, Voxel::new(-1, ROCK)), Err(StoreError::RegionTooLarge)));
+    // Brushes are bounded by their extent instead: 4096 voxels, at most 512 chunks for a needle.
+    let needle = Brush::Capsule { a: Vec3::ZERO, b: Vec3::new(0.0, 5000.0, 0.0), radius: 1.0 };
+    assert!(matches!(store.add(&needle, ROCK), Err(StoreError::InvalidParameter(_))));
+    let far = Brush::Sphere { center: Vec3::new(1e9, 0.0, 0.0), radius: 3.0 };
+    assert!(matches!(store.add(&far, ROCK), Err(StoreError::InvalidParameter(_))));
+    assert_eq!(store.chunk_count(), 0);
+}
+
+#[test]
+fn from_fn_reports_only_what_changed() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(40));
+    let report = generate::from_fn(&mut store, region, |p| {
+        if p == IVec3::new(5, 6, 35) { Voxel::new(-9, ROCK) } else { Voxel::EMPTY }
+    })
+    .unwrap();
+    assert_eq!(report.changed_voxels, 1);
+    assert_eq!(report.dirty, VoxelBox::new(IVec3::new(4, 5, 34), IVec3::new(7, 8, 37)));
+}
+
+#[test]
+fn terrain_parameters_are_checked() {
+    let ok = generate::Terrain::new(IVec3::new(32, 32, 32), 1);
+    for bad in [
+        generate::Terrain { frequency: 1e12, ..ok.clone() },
+        generate::Terrain { cave_frequency: -1.0, ..ok.clone() },
+        generate::Terrain { base_height: f32::NAN, ..ok.clone() },
+        generate::Terrain { size: IVec3::new(-1, 4, 4), ..ok.clone() },
+    ] {
+        assert!(matches!(generate::terrain(&bad), Err(StoreError::InvalidParameter(_))), "{bad:?}");
+    }
+}
