@@ -1,0 +1,325 @@
+//! The chunk map: building masks from a `VoxelSource`, rebuilding after edits, and the overlap test.
+//!
+//! Seed `000_ce04cac11e01e96d.txt`, "Bit broadphase: overlap test": the object's box in voxel space,
+//! per chunk an XZ mask from two lookup tables, then one AND per covered Y slice.
+
+use ahash::AHashMap;
+use glam::IVec3;
+use voxel_core::{Aabb, RegionHint, Voxel, VoxelBox, VoxelSource};
+
+use crate::BroadphaseError;
+use crate::masks::{self, Built, CHUNK_EDGE, MASKS_X, MASKS_Z, READ_EDGE, SliceMask};
+use crate::pairs::Object;
+
+/// How far past an object's box the test looks, in voxels (the issue's "grow by one voxel"): a
+/// contact margin, so pairs appear one voxel before the surfaces touch.
+pub const QUERY_MARGIN: f32 = 1.0;
+
+/// The most chunks one query may cover; larger boxes get [`BroadphaseError::TooLarge`] instead of
+/// a loop over millions of chunks.
+pub const MAX_QUERY_CHUNKS: u64 = 1 << 16;
+
+/// Coordinates beyond this (in voxels) are refused: far past any world, and small enough that
+/// voxel and chunk arithmetic never overflows `i32`.
+pub const MAX_COORDINATE: f32 = (1 << 28) as f32;
+
+/// What a chunk holds, as the broadphase keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChunkClass {
+    /// Every voxel of the 10^3 read is solid: no geometry inside, but "inside rock" is answerable.
+    FullSolid,
+    /// Every voxel of the 10^3 read is water: no geometry, "fully submerged".
+    FullWater,
+    /// Anything else with some solid or water: dilated masks. This includes chunks where every
+    /// voxel is solid or water with both present, which the seed tags without masks: its mesher
+    /// makes no polygons between rock and water, but a solid-phase mesher (this workspace's) does
+    /// make the lake bed, and objects must not fall through it.
+    Partial,
+}
+
+/// One chunk an object's box touches, and with what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkHit {
+    /// Chunk key (voxel coordinates divided by 8, floored).
+    pub chunk: IVec3,
+    /// The box touches dilated solid voxels: a solid pair.
+    pub solid: bool,
+    /// The box touches dilated water voxels: a water pair.
+    pub water: bool,
+    /// The chunk is full (solid and/or water everywhere): it has no geometry for a narrowphase.
+    pub full: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Entry {
+    /// Flags: bit 0 solid, bit 1 water.
+    Full(u8),
+    /// Index into `masks`.
+    Partial(u32),
+}
+
+/// The bit broadphase over a voxel world.
+///
+/// ```
+/// use glam::{IVec3, Vec3};
+/// use voxel_core::{Aabb, VoxelBox};
+/// use voxel_broadphase::Broadphase;
+/// use voxel_store::generate;
+///
+/// let world = generate::sphere(Vec3::new(16.0, 16.0, 16.0), 6.0).unwrap();
+/// let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(32))).unwrap();
+/// let mut hits = Vec::new();
+/// // A box touching the sphere's surface: a solid pair with its chunk.
+/// bp.query(&Aabb::new(Vec3::new(21.5, 15.5, 15.5), Vec3::new(22.5, 16.5, 16.5)), &mut hits).unwrap();
+/// assert!(hits.iter().any(|h| h.solid));
+/// // A box in the air 3 voxels away overlaps the sphere's chunk but touches no dilated voxel.
+/// bp.query(&Aabb::new(Vec3::new(16.0, 25.0, 16.0), Vec3::new(17.0, 26.0, 17.0)), &mut hits).unwrap();
+/// assert!(hits.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Broadphase {
+    pub(crate) chunks: AHashMap<IVec3, Entry>,
+    /// Solid and water masks of partial chunks, by index; freed slots are reused.
+    pub(crate) masks: Vec<[SliceMask; 2]>,
+    pub(crate) free: Vec<u32>,
+    pub(crate) objects: AHashMap<u32, Object>,
+    /// Scratch for the 10^3 reads.
+    scratch: Vec<Voxel>,
+}
+
+/// Memory of the chunk data, from [`Broadphase::memory`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Chunks tagged full.
+    pub full_chunks: usize,
+    /// Chunks with masks.
+    pub partial_chunks: usize,
+    /// Bytes of masks (128 per partial chunk: 2 bits per voxel).
+    pub mask_bytes: usize,
+    /// Bytes of masks, the chunk map and the free list together.
+    pub bytes: usize,
+}
+
+impl Broadphase {
+    /// An empty broadphase (no chunks, no objects).
+    pub fn new() -> Self {
+        Self {
+            chunks: AHashMap::new(),
+            masks: Vec::new(),
+            free: Vec::new(),
+            objects: AHashMap::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Builds the chunks covering `region` (voxel coordinates) from `source`. Chunks are built in
+    /// parallel with the `parallel` feature and inserted in key order.
+    pub fn build<S: VoxelSource + Sync>(source: &S, region: VoxelBox) -> Result<Self, BroadphaseError> {
+        let mut bp = Self::new();
+        bp.rebuild_chunks(source, region.chunk_keys(CHUNK_EDGE))?;
+        Ok(bp)
+    }
+
+    /// Rebuilds every chunk whose 10^3 read overlaps `dirty` (a dirty region in voxel coordinates,
+    /// as `voxel-store` reports it), and re-tests the objects whose boxes touch those chunks.
+    /// Pair changes go to `events`. Returns the number of chunks rebuilt.
+    pub fn rebuild<S: VoxelSource + Sync>(
+        &mut self,
+        source: &S,
+        dirty: VoxelBox,
+        events: &mut Vec<crate::PairEvent>,
+    ) -> Result<usize, BroadphaseError> {
+        // A chunk reads one voxel past its box, so it depends on `dirty` grown by one.
+        let keys = dirty.grow(1).chunk_keys(CHUNK_EDGE);
+        let rebuilt = self.rebuild_chunks(source, keys)?;
+        let touched = VoxelBox::new(keys.min * CHUNK_EDGE, keys.max * CHUNK_EDGE);
+        self.refresh_objects_touching(&touched, events);
+        Ok(rebuilt)
+    }
+
+    fn rebuild_chunks<S: VoxelSource + Sync>(&mut self, source: &S, keys: VoxelBox) -> Result<usize, BroadphaseError> {
+        if keys.volume() > MAX_QUERY_CHUNKS * 64 {
+            return Err(BroadphaseError::TooLarge);
+        }
+        let codes = masks::phase_codes(source.phase_table());
+        let list: Vec<IVec3> = keys.iter().collect();
+        let built = build_many(source, &list, &codes, &mut self.scratch);
+        for (key, result) in list.iter().zip(built) {
+            self.set_chunk(*key, result);
+        }
+        Ok(list.len())
+    }
+
+    fn set_chunk(&mut self, key: IVec3, built: Option<Built>) {
+        let class = built.as_ref().and_then(classify);
+        let old = self.chunks.remove(&key);
+        if let Some(Entry::Partial(i)) = old {
+            self.free.push(i);
+        }
+        match (class, built) {
+            (Some(ChunkClass::Partial), Some(b)) => {
+                let slot = [b.solid, b.water];
+                let index = match self.free.pop() {
+                    Some(i) => {
+                        self.masks[i as usize] = slot;
+                        i
+                    }
+                    None => {
+                        self.masks.push(slot);
+                        (self.masks.len() - 1) as u32
+                    }
+                };
+                self.chunks.insert(key, Entry::Partial(index));
+            }
+            (Some(full), _) => {
+                let flags = if full == ChunkClass::FullSolid { 1 } else { 2 };
+                self.chunks.insert(key, Entry::Full(flags));
+            }
+            (None, _) => {}
+        }
+    }
+
+    /// The class of chunk `key`, or `None` when it is empty (not stored).
+    pub fn chunk_class(&self, key: IVec3) -> Option<ChunkClass> {
+        Some(match self.chunks.get(&key)? {
+            Entry::Full(1) => ChunkClass::FullSolid,
+            Entry::Full(_) => ChunkClass::FullWater,
+            Entry::Partial(_) => ChunkClass::Partial,
+        })
+    }
+
+    /// The dilated (solid, water) masks of chunk `key`: all ones for the phases of a full chunk,
+    /// `None` for an empty one.
+    pub fn chunk_masks(&self, key: IVec3) -> Option<(SliceMask, SliceMask)> {
+        let pick = |on: bool| if on { SliceMask::FULL } else { SliceMask::default() };
+        match *self.chunks.get(&key)? {
+            Entry::Full(f) => Some((pick(f & 1 != 0), pick(f & 2 != 0))),
+            Entry::Partial(i) => {
+                let [s, w] = self.masks[i as usize];
+                Some((s, w))
+            }
+        }
+    }
+
+    /// Number of stored (non-empty) chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Memory of the chunk data.
+    pub fn memory(&self) -> MemoryStats {
+        let partial_chunks = self.chunks.values().filter(|e| matches!(e, Entry::Partial(_))).count();
+        let mask_bytes = self.masks.capacity() * size_of::<[SliceMask; 2]>();
+        let slot = size_of::<IVec3>() + size_of::<Entry>() + 1;
+        MemoryStats {
+            full_chunks: self.chunks.len() - partial_chunks,
+            partial_chunks,
+            mask_bytes,
+            bytes: mask_bytes + self.chunks.capacity() * slot + self.free.capacity() * 4,
+        }
+    }
+
+    /// Every stored chunk the box `aabb` (world units = voxels, grown by [`QUERY_MARGIN`]) touches
+    /// with solid or water, in key order (`y`, then `z`, then `x`), into `out` (cleared first).
+    ///
+    /// A voxel `p` stands for the cell `[p, p + 1)`; with the dilation, any surface a mesher makes
+    /// from the voxels lies in marked cells, so a box that touches no marked cell touches no
+    /// geometry. NaN, infinite or inverted boxes give [`BroadphaseError::InvalidAabb`]; boxes
+    /// spanning more than [`MAX_QUERY_CHUNKS`] chunks give [`BroadphaseError::TooLarge`].
+    pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
+        out.clear();
+        let cells = voxel_range(aabb)?;
+        let keys = cells.chunk_keys(CHUNK_EDGE);
+        if keys.volume() > MAX_QUERY_CHUNKS {
+            return Err(BroadphaseError::TooLarge);
+        }
+        for key in keys.iter() {
+            if let Some(hit) = self.test_chunk(key, &cells) {
+                out.push(hit);
+            }
+        }
+        Ok(())
+    }
+
+    /// The overlap test of one chunk against a box of cells.
+    #[inline]
+    pub(crate) fn test_chunk(&self, key: IVec3, cells: &VoxelBox) -> Option<ChunkHit> {
+        let entry = self.chunks.get(&key)?;
+        match *entry {
+            Entry::Full(flags) => {
+                Some(ChunkHit { chunk: key, solid: flags & 1 != 0, water: flags & 2 != 0, full: true })
+            }
+            Entry::Partial(i) => {
+                let base = key * CHUNK_EDGE;
+                let lo = (cells.min - base).clamp(IVec3::ZERO, IVec3::splat(CHUNK_EDGE)).as_uvec3();
+                let hi = (cells.max - base).clamp(IVec3::ZERO, IVec3::splat(CHUNK_EDGE)).as_uvec3();
+                let xz = MASKS_X[lo.x as usize][hi.x as usize] & MASKS_Z[lo.z as usize][hi.z as usize];
+                let [s, w] = &self.masks[i as usize];
+                let (y0, y1) = (lo.y as usize, hi.y as usize);
+                let solid = s.overlaps(xz, y0, y1);
+                let water = w.overlaps(xz, y0, y1);
+                (solid || water).then_some(ChunkHit { chunk: key, solid, water, full: false })
+            }
+        }
+    }
+}
+
+impl Default for Broadphase {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The cells (voxels) a box grown by [`QUERY_MARGIN`] touches: `floor(min)..=floor(max)`.
+pub(crate) fn voxel_range(aabb: &Aabb) -> Result<VoxelBox, BroadphaseError> {
+    if !aabb.is_valid() {
+        return Err(BroadphaseError::InvalidAabb);
+    }
+    let grown = aabb.grow(QUERY_MARGIN);
+    if grown.min.abs().max_element().max(grown.max.abs().max_element()) > MAX_COORDINATE {
+        return Err(BroadphaseError::InvalidAabb);
+    }
+    Ok(VoxelBox::new(grown.min.floor().as_ivec3(), grown.max.floor().as_ivec3() + IVec3::ONE))
+}
+
+/// Full classes and empty chunks are decided from the counts of the 10^3 read.
+fn classify(b: &Built) -> Option<ChunkClass> {
+    let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
+    match (b.solid_count, b.water_count) {
+        (0, 0) => None,
+        (s, 0) if s == all => Some(ChunkClass::FullSolid),
+        (0, w) if w == all => Some(ChunkClass::FullWater),
+        _ => Some(ChunkClass::Partial),
+    }
+}
+
+/// Builds the masks of `keys`: uniform reads (the source's hint) are classified without reading.
+fn build_many<S: VoxelSource + Sync>(
+    source: &S,
+    keys: &[IVec3],
+    codes: &[u8; 256],
+    scratch: &mut Vec<Voxel>,
+) -> Vec<Option<Built>> {
+    let one = |key: &IVec3, buf: &mut Vec<Voxel>| -> Option<Built> {
+        let read = VoxelBox::chunk(*key, CHUNK_EDGE).grow(1);
+        if let RegionHint::Uniform(v) = source.region_hint(read) {
+            let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
+            let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
+            let pick = |bit: u8| if code & bit != 0 { (SliceMask::FULL, all) } else { (SliceMask::default(), 0) };
+            let ((solid, solid_count), (water, water_count)) = (pick(1), pick(2));
+            return Some(Built { solid, water, solid_count, water_count });
+        }
+        source.read_region(read, buf).ok()?;
+        Some(masks::build(buf, codes))
+    };
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        let _ = scratch;
+        keys.par_iter().map_init(Vec::new, |buf, key| one(key, buf)).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        keys.iter().map(|key| one(key, scratch)).collect()
+    }
+}

@@ -1,0 +1,54 @@
+//! The Roblox bit broadphase for voxel terrain (seed `000_ce04cac11e01e96d.txt`, "Bit broadphase:
+//! construction" and "overlap test"), over any [`VoxelSource`](voxel_core::VoxelSource).
+//!
+//! Its reason to exist is precision at almost no memory: an object hanging in a cave must not get a
+//! narrowphase pair just because its box overlaps a chunk's box. Per 8^3 chunk the broadphase keeps
+//! two dilated bitmasks (solid, water; one `u64` per Y slice, 8 bits per X row), built from a 10^3
+//! read with shifts and ORs; an object's box becomes an XZ mask from two lookup tables, then one AND
+//! per Y slice answers "touches solid" and "touches water".
+//!
+//! ```
+//! use glam::{IVec3, Vec3};
+//! use voxel_core::{Aabb, VoxelBox};
+//! use voxel_broadphase::{Broadphase, PairKind};
+//! use voxel_store::generate;
+//!
+//! let world = generate::cuboid(Vec3::new(16.0, 4.0, 16.0), Vec3::new(16.0, 4.0, 16.0)).unwrap();
+//! let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::splat(-8), IVec3::splat(40))).unwrap();
+//! let mut events = Vec::new();
+//! // A crate resting on the slab's top face (y = 8) gets solid pairs...
+//! bp.insert(7, Aabb::new(Vec3::new(10.0, 8.0, 10.0), Vec3::new(11.0, 9.0, 11.0)), &mut events).unwrap();
+//! assert!(events.iter().all(|e| e.added && e.kind == PairKind::Solid));
+//! // ...and loses them when it is lifted well clear.
+//! events.clear();
+//! bp.update(7, Aabb::new(Vec3::new(10.0, 20.0, 10.0), Vec3::new(11.0, 21.0, 11.0)), &mut events).unwrap();
+//! assert!(!events.is_empty() && events.iter().all(|e| !e.added));
+//! ```
+//!
+//! # Conventions
+//!
+//! - Chunks are 8^3 voxels, keyed by voxel coordinates divided by 8 (floored); voxel `p` is the cell
+//!   `[p, p + 1)` in world units.
+//! - A chunk's mask bit is set when any of the voxel's 27 neighbours is solid (water), so a box that
+//!   touches no set bit touches no mesh a Surface Nets mesher makes from the voxels.
+//! - Queries grow the box by [`QUERY_MARGIN`] (one voxel) before the test.
+//! - Chunk classes: empty (not stored), full of solid, full of water (tags, no masks, no geometry)
+//!   and partial (masks, 2 bits per voxel). The seed also tags chunks full of solid and water
+//!   together; here they keep masks, because a solid-phase mesher makes the lake bed between them
+//!   ([`ChunkClass::Partial`]).
+//! - Results come in chunk order (`y`, then `z`, then `x`); batch updates give the same events for
+//!   any thread count.
+//! - Bad input (NaN, infinite or inverted boxes, boxes over [`MAX_QUERY_CHUNKS`] chunks, unknown or
+//!   reused ids) gives a [`BroadphaseError`] and changes nothing.
+
+#![forbid(unsafe_code)]
+
+mod broadphase;
+mod error;
+mod masks;
+mod pairs;
+
+pub use broadphase::{Broadphase, ChunkClass, ChunkHit, MAX_COORDINATE, MAX_QUERY_CHUNKS, MemoryStats, QUERY_MARGIN};
+pub use error::BroadphaseError;
+pub use masks::{CHUNK_EDGE, READ_EDGE, SliceMask};
+pub use pairs::{PairEvent, PairKind};

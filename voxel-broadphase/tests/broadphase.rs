@@ -1,0 +1,250 @@
+//! The broadphase against brute force over voxels, pair tracking, edits and bad input.
+
+use glam::{IVec3, Vec3};
+use proptest::prelude::*;
+use voxel_broadphase::{Broadphase, BroadphaseError, ChunkClass, ChunkHit, PairEvent, PairKind};
+use voxel_core::{Aabb, Phase, Voxel, VoxelBox, VoxelSource};
+use voxel_store::generate::{self, materials};
+use voxel_store::{Brush, VoxelStore};
+
+/// Brute force: for every chunk the grown box touches, scan its cells and their 27 neighbours.
+fn naive_query(world: &VoxelStore, aabb: &Aabb) -> Vec<ChunkHit> {
+    let g = aabb.grow(1.0);
+    let cells = VoxelBox::new(g.min.floor().as_ivec3(), g.max.floor().as_ivec3() + IVec3::ONE);
+    let phase = |p: IVec3| world.get(p).phase(world.phase_table());
+    let mut hits = Vec::new();
+    for key in cells.chunk_keys(8).iter() {
+        let chunk = VoxelBox::chunk(key, 8);
+        let read = chunk.grow(1);
+        let solid_all = read.iter().all(|p| phase(p) == Phase::Solid);
+        let water_all = read.iter().all(|p| phase(p) == Phase::Liquid);
+        if solid_all || water_all {
+            hits.push(ChunkHit { chunk: key, solid: solid_all, water: water_all, full: true });
+            continue;
+        }
+        let (mut solid, mut water) = (false, false);
+        for c in cells.intersection(&chunk).iter() {
+            for n in VoxelBox::new(c - IVec3::ONE, c + IVec3::splat(2)).iter() {
+                match phase(n) {
+                    Phase::Solid => solid = true,
+                    Phase::Liquid => water = true,
+                    Phase::Empty => {}
+                }
+            }
+        }
+        if solid || water {
+            hits.push(ChunkHit { chunk: key, solid, water, full: false });
+        }
+    }
+    hits
+}
+
+/// A small world of random brushes, with rock and water.
+fn arb_world() -> impl Strategy<Value = VoxelStore> {
+    let brush = (prop::array::uniform3(-4.0f32..36.0), 0.5f32..7.0, any::<bool>(), any::<bool>());
+    prop::collection::vec(brush, 1..8).prop_map(|brushes| {
+        let mut world = VoxelStore::with_palette(generate::palette());
+        for (c, r, water, carve) in brushes {
+            let b = Brush::Sphere { center: Vec3::from(c), radius: r };
+            if carve {
+                world.subtract(&b).unwrap();
+            } else {
+                world.add(&b, if water { materials::WATER } else { materials::ROCK }).unwrap();
+            }
+        }
+        world
+    })
+}
+
+fn arb_box() -> impl Strategy<Value = Aabb> {
+    (prop::array::uniform3(-8.0f32..40.0), prop::array::uniform3(0.0f32..12.0))
+        .prop_map(|(min, size)| Aabb::new(Vec3::from(min), Vec3::from(min) + Vec3::from(size)))
+}
+
+fn build(world: &VoxelStore) -> Broadphase {
+    Broadphase::build(world, VoxelBox::new(IVec3::splat(-16), IVec3::splat(48))).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn query_equals_brute_force(world in arb_world(), boxes in prop::collection::vec(arb_box(), 1..8)) {
+        let bp = build(&world);
+        let mut hits = Vec::new();
+        for b in boxes {
+            bp.query(&b, &mut hits).unwrap();
+            prop_assert_eq!(&hits, &naive_query(&world, &b), "box {:?}", b);
+        }
+    }
+
+    /// Replaying the events of any sequence of moves gives exactly the current pairs, and a batch
+    /// gives the same events as the same moves one by one.
+    #[test]
+    fn events_replay_to_the_current_pairs(world in arb_world(), moves in prop::collection::vec((0u32..4, arb_box()), 1..16)) {
+        let mut one = build(&world);
+        let mut batch = one.clone();
+        let mut events = Vec::new();
+        let mut batch_events = Vec::new();
+        for id in 0..4 {
+            let start = Aabb::new(Vec3::splat(-100.0), Vec3::splat(-99.0));
+            one.insert(id, start, &mut events).unwrap();
+            batch.insert(id, start, &mut batch_events).unwrap();
+        }
+        for (id, b) in &moves {
+            one.update(*id, *b, &mut events).unwrap();
+        }
+        // One batch per move keeps the order of updates to the same id.
+        for m in &moves {
+            batch.update_batch(std::slice::from_ref(m), &mut batch_events).unwrap();
+        }
+        prop_assert_eq!(&events, &batch_events);
+        let mut replay = std::collections::HashSet::new();
+        for e in &events {
+            let key = (e.object, e.chunk.to_array(), e.kind);
+            if e.added { prop_assert!(replay.insert(key)) } else { prop_assert!(replay.remove(&key)) }
+        }
+        for id in 0..4 {
+            for hit in one.pairs(id).unwrap() {
+                prop_assert_eq!(replay.contains(&(id, hit.chunk.to_array(), PairKind::Solid)), hit.solid);
+                prop_assert_eq!(replay.contains(&(id, hit.chunk.to_array(), PairKind::Water)), hit.water);
+            }
+        }
+        let total: usize = (0..4).map(|id| one.pairs(id).unwrap().iter().map(|h| usize::from(h.solid) + usize::from(h.water)).sum::<usize>()).sum();
+        prop_assert_eq!(replay.len(), total);
+    }
+
+    /// After an edit, rebuilding the dirty region gives the same broadphase as building afresh.
+    #[test]
+    fn rebuild_after_edit_equals_a_fresh_build(mut world in arb_world(), c in prop::array::uniform3(0.0f32..32.0), r in 0.5f32..6.0, carve in any::<bool>()) {
+        let mut bp = build(&world);
+        let brush = Brush::Sphere { center: Vec3::from(c), radius: r };
+        let report = if carve { world.subtract(&brush) } else { world.add(&brush, materials::ROCK) }.unwrap();
+        let mut events = Vec::new();
+        bp.rebuild(&world, report.dirty, &mut events).unwrap();
+        let fresh = build(&world);
+        for key in VoxelBox::new(IVec3::splat(-2), IVec3::splat(6)).iter() {
+            prop_assert_eq!(bp.chunk_class(key), fresh.chunk_class(key), "{}", key);
+            prop_assert_eq!(bp.chunk_masks(key), fresh.chunk_masks(key), "{}", key);
+        }
+    }
+}
+
+#[test]
+fn an_object_in_a_cave_gets_no_pair() {
+    // Solid rock with a big spherical cave carved out: the object floats in the middle, inside the
+    // chunk boxes of rock chunks, but its grown box touches no dilated voxel.
+    let mut world = generate::cuboid(Vec3::splat(32.0), Vec3::splat(32.0)).unwrap();
+    world.subtract(&Brush::Sphere { center: Vec3::splat(32.0), radius: 12.0 }).unwrap();
+    let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(64))).unwrap();
+    let mut hits = Vec::new();
+    let crate_box = Aabb::new(Vec3::splat(31.0), Vec3::splat(33.0));
+    bp.query(&crate_box, &mut hits).unwrap();
+    assert!(hits.is_empty(), "{hits:?}");
+    // Moved next to the cave wall it touches rock.
+    bp.query(&Aabb::new(Vec3::new(41.0, 31.0, 31.0), Vec3::new(43.0, 33.0, 33.0)), &mut hits).unwrap();
+    assert!(hits.iter().any(|h| h.solid && !h.full));
+}
+
+#[test]
+fn full_water_chunks_answer_submerged() {
+    let mut world = VoxelStore::with_palette(generate::palette());
+    world.fill_box(VoxelBox::new(IVec3::ZERO, IVec3::splat(64)), Voxel::new(-127, materials::WATER)).unwrap();
+    let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(64))).unwrap();
+    assert_eq!(bp.chunk_class(IVec3::new(3, 3, 3)), Some(ChunkClass::FullWater));
+    assert_eq!(bp.chunk_class(IVec3::ZERO), Some(ChunkClass::Partial), "the border chunk sees air in its halo");
+    let mut hits = Vec::new();
+    bp.query(&Aabb::new(Vec3::splat(28.0), Vec3::splat(29.0)), &mut hits).unwrap();
+    assert!(hits.iter().all(|h| h.water && !h.solid && h.full), "{hits:?}");
+    assert!(!hits.is_empty());
+}
+
+#[test]
+fn a_lake_bed_keeps_its_solid_pairs() {
+    // Rock below y = 16, water above: every chunk at the bed is all solid-or-water, and the rock
+    // surface must still give solid pairs.
+    let mut world = VoxelStore::with_palette(generate::palette());
+    world.fill_box(VoxelBox::new(IVec3::ZERO, IVec3::new(64, 16, 64)), Voxel::new(-127, materials::ROCK)).unwrap();
+    world.fill_box(VoxelBox::new(IVec3::new(0, 16, 0), IVec3::splat(64)), Voxel::new(-127, materials::WATER)).unwrap();
+    let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(64))).unwrap();
+    let mut hits = Vec::new();
+    bp.query(&Aabb::new(Vec3::new(30.0, 16.5, 30.0), Vec3::new(31.0, 17.5, 31.0)), &mut hits).unwrap();
+    assert!(hits.iter().any(|h| h.solid && h.water && !h.full), "{hits:?}");
+}
+
+#[test]
+fn bad_boxes_and_ids_are_errors_that_change_nothing() {
+    let world = generate::sphere(Vec3::splat(8.0), 5.0).unwrap();
+    let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(16))).unwrap();
+    let mut events = Vec::new();
+    let good = Aabb::new(Vec3::splat(7.0), Vec3::splat(9.0));
+    bp.insert(1, good, &mut events).unwrap();
+    let pairs = bp.pairs(1).unwrap().to_vec();
+    events.clear();
+    let nan = f32::NAN;
+    for bad in [
+        Aabb::new(Vec3::new(nan, 0.0, 0.0), Vec3::ONE),
+        Aabb::new(Vec3::ZERO, Vec3::new(f32::INFINITY, 1.0, 1.0)),
+        Aabb::new(Vec3::ONE, Vec3::ZERO),
+        Aabb::new(Vec3::splat(1e12), Vec3::splat(1e12 + 1.0)),
+    ] {
+        assert_eq!(bp.update(1, bad, &mut events), Err(BroadphaseError::InvalidAabb), "{bad:?}");
+        assert_eq!(bp.query(&bad, &mut Vec::new()), Err(BroadphaseError::InvalidAabb));
+    }
+    let huge = Aabb::new(Vec3::splat(-100_000.0), Vec3::splat(100_000.0));
+    assert_eq!(bp.update(1, huge, &mut events), Err(BroadphaseError::TooLarge));
+    assert_eq!(bp.insert(1, good, &mut events), Err(BroadphaseError::DuplicateId(1)));
+    assert_eq!(bp.update(9, good, &mut events), Err(BroadphaseError::UnknownId(9)));
+    assert_eq!(bp.remove(9, &mut events), Err(BroadphaseError::UnknownId(9)));
+    assert_eq!(bp.update_batch(&[(1, good), (9, good)], &mut events), Err(BroadphaseError::UnknownId(9)));
+    assert!(events.is_empty());
+    assert_eq!(bp.pairs(1).unwrap(), &pairs[..]);
+    bp.remove(1, &mut events).unwrap();
+    assert!(events.iter().all(|e: &PairEvent| !e.added));
+    assert_eq!(events.len(), pairs.iter().map(|h| usize::from(h.solid) + usize::from(h.water)).sum::<usize>());
+}
+
+#[test]
+fn edits_report_pairs_of_objects_whose_chunks_changed() {
+    let mut world = VoxelStore::with_palette(generate::palette());
+    world.fill_box(VoxelBox::new(IVec3::ZERO, IVec3::new(32, 8, 32)), Voxel::new(-127, materials::ROCK)).unwrap();
+    let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(32))).unwrap();
+    let mut events = Vec::new();
+    // A ball resting on the ground at y = 8.
+    bp.insert(3, Aabb::new(Vec3::new(15.0, 8.0, 15.0), Vec3::new(17.0, 10.0, 17.0)), &mut events).unwrap();
+    assert!(events.iter().any(|e| e.added && e.kind == PairKind::Solid));
+    events.clear();
+    // Dig a pit under it: its solid pairs go away.
+    let report = world
+        .subtract(&Brush::Box { center: Vec3::new(16.0, 6.0, 16.0), half_extents: Vec3::new(6.0, 6.0, 6.0) })
+        .unwrap();
+    bp.rebuild(&world, report.dirty, &mut events).unwrap();
+    assert!(!events.is_empty() && events.iter().all(|e| !e.added && e.object == 3), "{events:?}");
+}
+
+#[test]
+fn batch_updates_are_the_same_on_one_and_two_threads() {
+    let world = generate::terrain(&generate::Terrain::new(IVec3::new(96, 64, 96), 4)).unwrap();
+    let base = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::new(96, 64, 96))).unwrap();
+    let moves: Vec<(u32, Aabb)> = (0..300u32)
+        .map(|i| {
+            let p = Vec3::new((i * 37 % 90) as f32, (i * 11 % 60) as f32, (i * 53 % 90) as f32);
+            (i, Aabb::new(p, p + Vec3::new(1.0, 2.0, 1.0)))
+        })
+        .collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut bp = base.clone();
+            let mut events = Vec::new();
+            for (id, _) in &moves {
+                bp.insert(*id, Aabb::new(Vec3::splat(-50.0), Vec3::splat(-49.0)), &mut events).unwrap();
+            }
+            bp.update_batch(&moves, &mut events).unwrap();
+            events
+        })
+    };
+    let one = run(1);
+    assert!(one.len() > 50, "the workload makes pairs: {}", one.len());
+    assert_eq!(one, run(2));
+}
