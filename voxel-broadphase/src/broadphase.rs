@@ -8,6 +8,7 @@ use glam::IVec3;
 use voxel_core::{Aabb, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::BroadphaseError;
+use crate::index::{self, ChunkIndex};
 use crate::masks::{self, Built, CHUNK_EDGE, MASKS_X, MASKS_Z, READ_EDGE, SliceMask};
 use crate::pairs::Object;
 
@@ -50,14 +51,6 @@ pub struct ChunkHit {
     pub full: bool,
 }
 
-#[derive(Clone, Debug)]
-pub(crate) enum Entry {
-    /// Flags: bit 0 solid, bit 1 water.
-    Full(u8),
-    /// Index into `masks`.
-    Partial(u32),
-}
-
 /// The bit broadphase over a voxel world.
 ///
 /// ```
@@ -78,7 +71,7 @@ pub(crate) enum Entry {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Broadphase {
-    pub(crate) chunks: AHashMap<IVec3, Entry>,
+    pub(crate) chunks: ChunkIndex,
     /// Solid and water masks of partial chunks, by index; freed slots are reused.
     pub(crate) masks: Vec<[SliceMask; 2]>,
     pub(crate) free: Vec<u32>,
@@ -104,7 +97,7 @@ impl Broadphase {
     /// An empty broadphase (no chunks, no objects).
     pub fn new() -> Self {
         Self {
-            chunks: AHashMap::new(),
+            chunks: ChunkIndex::default(),
             masks: Vec::new(),
             free: Vec::new(),
             objects: AHashMap::new(),
@@ -112,11 +105,15 @@ impl Broadphase {
         }
     }
 
-    /// Builds the chunks covering `region` (voxel coordinates) from `source`. Chunks are built in
-    /// parallel with the `parallel` feature and inserted in key order.
+    /// Builds the chunks covering `region` (voxel coordinates) and its one-voxel halo from `source`
+    /// (a chunk just outside the region can touch geometry made from voxels inside it). Chunks are
+    /// built in blocks, in parallel with the `parallel` feature.
     pub fn build<S: VoxelSource + Sync>(source: &S, region: VoxelBox) -> Result<Self, BroadphaseError> {
         let mut bp = Self::new();
-        bp.rebuild_chunks(source, region.chunk_keys(CHUNK_EDGE))?;
+        // Chunks just outside the region read voxels inside it through their halo.
+        let keys = region.grow(1).chunk_keys(CHUNK_EDGE);
+        bp.chunks = ChunkIndex::with_grid(keys);
+        bp.rebuild_chunks(source, keys)?;
         Ok(bp)
     }
 
@@ -142,24 +139,20 @@ impl Broadphase {
             return Err(BroadphaseError::TooLarge);
         }
         let codes = masks::phase_codes(source.phase_table());
-        let list: Vec<IVec3> = keys.iter().collect();
-        let built = build_many(source, &list, &codes, &mut self.scratch);
-        for (key, result) in list.iter().zip(built) {
-            self.set_chunk(*key, result);
+        let built = build_blocks(source, keys, &codes, &mut self.scratch);
+        let count = built.len();
+        for (key, result) in built {
+            self.set_chunk(key, result);
         }
-        Ok(list.len())
+        Ok(count)
     }
 
     fn set_chunk(&mut self, key: IVec3, built: Option<Built>) {
         let class = built.as_ref().and_then(classify);
-        let old = self.chunks.remove(&key);
-        if let Some(Entry::Partial(i)) = old {
-            self.free.push(i);
-        }
-        match (class, built) {
+        let code = match (class, built) {
             (Some(ChunkClass::Partial), Some(b)) => {
                 let slot = [b.solid, b.water];
-                let index = match self.free.pop() {
+                let i = match self.free.pop() {
                     Some(i) => {
                         self.masks[i as usize] = slot;
                         i
@@ -169,33 +162,38 @@ impl Broadphase {
                         (self.masks.len() - 1) as u32
                     }
                 };
-                self.chunks.insert(key, Entry::Partial(index));
+                index::PARTIAL_BASE + i
             }
-            (Some(full), _) => {
-                let flags = if full == ChunkClass::FullSolid { 1 } else { 2 };
-                self.chunks.insert(key, Entry::Full(flags));
-            }
-            (None, _) => {}
+            (Some(ChunkClass::FullSolid), _) => index::FULL_SOLID,
+            (Some(_), _) => index::FULL_WATER,
+            (None, _) => index::EMPTY,
+        };
+        let old = self.chunks.set(key, code);
+        if old >= index::PARTIAL_BASE {
+            self.free.push(old - index::PARTIAL_BASE);
         }
     }
 
     /// The class of chunk `key`, or `None` when it is empty (not stored).
     pub fn chunk_class(&self, key: IVec3) -> Option<ChunkClass> {
-        Some(match self.chunks.get(&key)? {
-            Entry::Full(1) => ChunkClass::FullSolid,
-            Entry::Full(_) => ChunkClass::FullWater,
-            Entry::Partial(_) => ChunkClass::Partial,
-        })
+        match self.chunks.get(key) {
+            index::EMPTY => None,
+            index::FULL_SOLID => Some(ChunkClass::FullSolid),
+            index::FULL_WATER => Some(ChunkClass::FullWater),
+            _ => Some(ChunkClass::Partial),
+        }
     }
 
-    /// The dilated (solid, water) masks of chunk `key`: all ones for the phases of a full chunk,
+    /// The dilated (solid, water) masks of chunk `key`: all ones for the phase of a full chunk,
     /// `None` for an empty one.
     pub fn chunk_masks(&self, key: IVec3) -> Option<(SliceMask, SliceMask)> {
         let pick = |on: bool| if on { SliceMask::FULL } else { SliceMask::default() };
-        match *self.chunks.get(&key)? {
-            Entry::Full(f) => Some((pick(f & 1 != 0), pick(f & 2 != 0))),
-            Entry::Partial(i) => {
-                let [s, w] = self.masks[i as usize];
+        match self.chunks.get(key) {
+            index::EMPTY => None,
+            index::FULL_SOLID => Some((SliceMask::FULL, SliceMask::default())),
+            index::FULL_WATER => Some((SliceMask::default(), pick(true))),
+            code => {
+                let [s, w] = self.masks[(code - index::PARTIAL_BASE) as usize];
                 Some((s, w))
             }
         }
@@ -208,14 +206,13 @@ impl Broadphase {
 
     /// Memory of the chunk data.
     pub fn memory(&self) -> MemoryStats {
-        let partial_chunks = self.chunks.values().filter(|e| matches!(e, Entry::Partial(_))).count();
+        let partial_chunks = self.chunks.codes().filter(|c| *c >= index::PARTIAL_BASE).count();
         let mask_bytes = self.masks.capacity() * size_of::<[SliceMask; 2]>();
-        let slot = size_of::<IVec3>() + size_of::<Entry>() + 1;
         MemoryStats {
             full_chunks: self.chunks.len() - partial_chunks,
             partial_chunks,
             mask_bytes,
-            bytes: mask_bytes + self.chunks.capacity() * slot + self.free.capacity() * 4,
+            bytes: mask_bytes + self.chunks.bytes() + self.free.capacity() * 4,
         }
     }
 
@@ -228,14 +225,29 @@ impl Broadphase {
     /// spanning more than [`MAX_QUERY_CHUNKS`] chunks give [`BroadphaseError::TooLarge`].
     pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
         out.clear();
+        self.for_each_hit(aabb, |hit| out.push(hit))
+    }
+
+    /// Calls `f` for every chunk hit of `aabb`, in key order. Plain loops over the keys: the
+    /// iterator of `VoxelBox` was most of a small query's time.
+    #[inline]
+    pub(crate) fn for_each_hit(&self, aabb: &Aabb, mut f: impl FnMut(ChunkHit)) -> Result<(), BroadphaseError> {
         let cells = voxel_range(aabb)?;
-        let keys = cells.chunk_keys(CHUNK_EDGE);
-        if keys.volume() > MAX_QUERY_CHUNKS {
+        // Coordinates are bounded by MAX_COORDINATE, so nothing here overflows.
+        // Arithmetic shifts floor like `div_euclid` by 8, without its division call.
+        let lo = cells.min >> 3i32;
+        let hi = (cells.max - IVec3::ONE) >> 3i32;
+        let span = (hi - lo + IVec3::ONE).as_i64vec3();
+        if span.x * span.y * span.z > MAX_QUERY_CHUNKS as i64 {
             return Err(BroadphaseError::TooLarge);
         }
-        for key in keys.iter() {
-            if let Some(hit) = self.test_chunk(key, &cells) {
-                out.push(hit);
+        for y in lo.y..=hi.y {
+            for z in lo.z..=hi.z {
+                for x in lo.x..=hi.x {
+                    if let Some(hit) = self.test_chunk(IVec3::new(x, y, z), &cells) {
+                        f(hit);
+                    }
+                }
             }
         }
         Ok(())
@@ -244,17 +256,16 @@ impl Broadphase {
     /// The overlap test of one chunk against a box of cells.
     #[inline]
     pub(crate) fn test_chunk(&self, key: IVec3, cells: &VoxelBox) -> Option<ChunkHit> {
-        let entry = self.chunks.get(&key)?;
-        match *entry {
-            Entry::Full(flags) => {
-                Some(ChunkHit { chunk: key, solid: flags & 1 != 0, water: flags & 2 != 0, full: true })
-            }
-            Entry::Partial(i) => {
+        match self.chunks.get(key) {
+            index::EMPTY => None,
+            index::FULL_SOLID => Some(ChunkHit { chunk: key, solid: true, water: false, full: true }),
+            index::FULL_WATER => Some(ChunkHit { chunk: key, solid: false, water: true, full: true }),
+            code => {
                 let base = key * CHUNK_EDGE;
                 let lo = (cells.min - base).clamp(IVec3::ZERO, IVec3::splat(CHUNK_EDGE)).as_uvec3();
                 let hi = (cells.max - base).clamp(IVec3::ZERO, IVec3::splat(CHUNK_EDGE)).as_uvec3();
                 let xz = MASKS_X[lo.x as usize][hi.x as usize] & MASKS_Z[lo.z as usize][hi.z as usize];
-                let [s, w] = &self.masks[i as usize];
+                let [s, w] = &self.masks[(code - index::PARTIAL_BASE) as usize];
                 let (y0, y1) = (lo.y as usize, hi.y as usize);
                 let solid = s.overlaps(xz, y0, y1);
                 let water = w.overlaps(xz, y0, y1);
@@ -279,7 +290,15 @@ pub(crate) fn voxel_range(aabb: &Aabb) -> Result<VoxelBox, BroadphaseError> {
     if grown.min.abs().max_element().max(grown.max.abs().max_element()) > MAX_COORDINATE {
         return Err(BroadphaseError::InvalidAabb);
     }
-    Ok(VoxelBox::new(grown.min.floor().as_ivec3(), grown.max.floor().as_ivec3() + IVec3::ONE))
+    Ok(VoxelBox::new(floor(grown.min), floor(grown.max) + IVec3::ONE))
+}
+
+/// `floor` as integers, for values within `MAX_COORDINATE`: truncate, then step down below zero.
+/// (`f32::floor` is a library call on the default x86-64 target.)
+#[inline]
+fn floor(v: glam::Vec3) -> IVec3 {
+    let t = v.as_ivec3();
+    t - IVec3::from(v.cmplt(t.as_vec3())).abs()
 }
 
 /// Full classes and empty chunks are decided from the counts of the 10^3 read.
@@ -293,33 +312,57 @@ fn classify(b: &Built) -> Option<ChunkClass> {
     }
 }
 
-/// Builds the masks of `keys`: uniform reads (the source's hint) are classified without reading.
-fn build_many<S: VoxelSource + Sync>(
+/// Chunks are built in blocks of `BLOCK`^3: one read of the block plus its 1-voxel halo serves all
+/// of them, instead of a 10^3 read per chunk (a 10^3 read cost more than the mask build itself:
+/// `broadphase/mask-build`).
+const BLOCK: i32 = 4;
+
+/// Builds the masks of every chunk key in `keys`, block by block (in parallel with the `parallel`
+/// feature), in block order then key order. Uniform reads (the source's hint) are classified
+/// without reading.
+fn build_blocks<S: VoxelSource + Sync>(
     source: &S,
-    keys: &[IVec3],
+    keys: VoxelBox,
     codes: &[u8; 256],
     scratch: &mut Vec<Voxel>,
-) -> Vec<Option<Built>> {
-    let one = |key: &IVec3, buf: &mut Vec<Voxel>| -> Option<Built> {
-        let read = VoxelBox::chunk(*key, CHUNK_EDGE).grow(1);
+) -> Vec<(IVec3, Option<Built>)> {
+    let blocks: Vec<IVec3> = VoxelBox::new(
+        keys.min.div_euclid(IVec3::splat(BLOCK)),
+        (keys.max - IVec3::ONE).div_euclid(IVec3::splat(BLOCK)) + IVec3::ONE,
+    )
+    .iter()
+    .collect();
+    let one = |block: &IVec3, buf: &mut Vec<Voxel>| -> Vec<(IVec3, Option<Built>)> {
+        let block_keys = VoxelBox::from_min_size(*block * BLOCK, IVec3::splat(BLOCK)).intersection(&keys);
+        let read = VoxelBox::new(block_keys.min * CHUNK_EDGE, block_keys.max * CHUNK_EDGE).grow(1);
+        let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
         if let RegionHint::Uniform(v) = source.region_hint(read) {
             let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
-            let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
             let pick = |bit: u8| if code & bit != 0 { (SliceMask::FULL, all) } else { (SliceMask::default(), 0) };
             let ((solid, solid_count), (water, water_count)) = (pick(1), pick(2));
-            return Some(Built { solid, water, solid_count, water_count });
+            let built = (code != 0).then_some(Built { solid, water, solid_count, water_count });
+            return block_keys.iter().map(|k| (k, built)).collect();
         }
-        source.read_region(read, buf).ok()?;
-        Some(masks::build(buf, codes))
+        if source.read_region(read, buf).is_err() {
+            return block_keys.iter().map(|k| (k, None)).collect();
+        }
+        let size = read.size();
+        block_keys
+            .iter()
+            .map(|k| {
+                let at = k * CHUNK_EDGE - IVec3::ONE - read.min;
+                let origin = at.x as usize + size.x as usize * (at.z as usize + size.z as usize * at.y as usize);
+                (k, Some(masks::build_strided(buf, origin, size.x as usize, size.z as usize, codes)))
+            })
+            .collect()
     };
     #[cfg(feature = "parallel")]
-    {
+    let per_block: Vec<Vec<(IVec3, Option<Built>)>> = {
         use rayon::prelude::*;
         let _ = scratch;
-        keys.par_iter().map_init(Vec::new, |buf, key| one(key, buf)).collect()
-    }
+        blocks.par_iter().map_init(Vec::new, |buf, b| one(b, buf)).collect()
+    };
     #[cfg(not(feature = "parallel"))]
-    {
-        keys.iter().map(|key| one(key, scratch)).collect()
-    }
+    let per_block: Vec<Vec<(IVec3, Option<Built>)>> = blocks.iter().map(|b| one(b, scratch)).collect();
+    per_block.into_iter().flatten().collect()
 }

@@ -45,10 +45,11 @@
 
 mod broadphase;
 mod error;
+mod index;
 mod masks;
 mod pairs;
 
 pub use broadphase::{Broadphase, ChunkClass, ChunkHit, MAX_COORDINATE, MAX_QUERY_CHUNKS, MemoryStats, QUERY_MARGIN};
 pub use error::BroadphaseError;
-pub use masks::{CHUNK_EDGE, READ_EDGE, SliceMask};
+pub use masks::{CHUNK_EDGE, MaskBuilder, READ_EDGE, SliceMask};
 pub use pairs::{PairEvent, PairKind};

@@ -51,6 +51,38 @@ impl SliceMask {
     }
 }
 
+/// Builds chunk masks from 10^3 reads, with the phase table turned into a per-material lookup once.
+///
+/// ```
+/// use voxel_core::{PhaseTable, Voxel};
+/// use voxel_broadphase::MaskBuilder;
+///
+/// let mut read = vec![Voxel::EMPTY; 1000];
+/// read[0] = Voxel::new(-5, 1); // solid, in the halo corner
+/// let (solid, water) = MaskBuilder::new(&PhaseTable::DEFAULT).build(&read).unwrap();
+/// assert!(solid.get(0, 0, 0) && !solid.get(1, 0, 0) && water.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct MaskBuilder {
+    codes: [u8; 256],
+}
+
+impl MaskBuilder {
+    /// A builder for voxels whose materials have the phases of `table`.
+    pub fn new(table: &PhaseTable) -> Self {
+        Self { codes: phase_codes(table) }
+    }
+
+    /// The dilated (solid, water) masks of the 8^3 chunk inside a 10^3 read (workspace axis
+    /// order), or `None` when `read` does not hold exactly 1000 voxels.
+    pub fn build(&self, read: &[Voxel]) -> Option<(SliceMask, SliceMask)> {
+        (read.len() == R * R * R).then(|| {
+            let b = build(read, &self.codes);
+            (b.solid, b.water)
+        })
+    }
+}
+
 /// What a 10^3 read holds, and the dilated masks of its inner 8^3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Built {
@@ -80,18 +112,36 @@ pub(crate) fn phase_codes(table: &PhaseTable) -> [u8; 256] {
 /// order: `x` fastest, then `z`, then `y`).
 pub(crate) fn build(voxels: &[Voxel], codes: &[u8; 256]) -> Built {
     debug_assert_eq!(voxels.len(), R * R * R);
+    build_strided(voxels, 0, R, R, codes)
+}
+
+/// [`build`] over the 10^3 box of a larger buffer: its voxel (0, 0, 0) at `origin`, rows `sx`
+/// voxels apart and slices `sx * sz` apart (a block read shared by many chunks).
+pub(crate) fn build_strided(voxels: &[Voxel], origin: usize, sx: usize, sz: usize, codes: &[u8; 256]) -> Built {
     // Occupancy rows: rows[y][z] has bit x set when voxel (x, y, z) of the read is solid / water.
     let mut solid = [[0u16; R]; R];
     let mut water = [[0u16; R]; R];
     let (mut solid_count, mut water_count) = (0u32, 0u32);
-    for (row_index, row) in voxels.chunks_exact(R).enumerate() {
+    for row_index in 0..R * R {
         let (y, z) = (row_index / R, row_index % R);
+        let start = origin + sx * (z + sz * y);
+        let row = &voxels[start..start + R];
         let (mut s, mut w) = (0u16, 0u16);
-        for (x, v) in row.iter().enumerate() {
-            // Outside voxels are empty whatever their material: mask the code by the sign.
-            let code = codes[usize::from(v.material)] & (0u8.wrapping_sub(u8::from(v.distance < 0)));
-            s |= u16::from(code & 1) << x;
-            w |= u16::from(code >> 1) << x;
+        // Most rows are open air or one rock: decide those from the signs and one material, which
+        // vectorizes, before the per-voxel table lookups.
+        let first = row[0];
+        if row.iter().all(|v| v.distance >= 0) {
+        } else if row.iter().all(|v| v.distance < 0 && v.material == first.material) {
+            let code = codes[usize::from(first.material)];
+            s = if code & 1 != 0 { ROW_BITS } else { 0 };
+            w = if code & 2 != 0 { ROW_BITS } else { 0 };
+        } else {
+            for (x, v) in row.iter().enumerate() {
+                // Outside voxels are empty whatever their material: mask the code by the sign.
+                let code = codes[usize::from(v.material)] & (0u8.wrapping_sub(u8::from(v.distance < 0)));
+                s |= u16::from(code & 1) << x;
+                w |= u16::from(code >> 1) << x;
+            }
         }
         solid_count += s.count_ones();
         water_count += w.count_ones();

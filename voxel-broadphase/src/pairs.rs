@@ -8,8 +8,7 @@
 use glam::IVec3;
 use voxel_core::{Aabb, VoxelBox};
 
-use crate::broadphase::{ChunkHit, MAX_QUERY_CHUNKS, voxel_range};
-use crate::masks::CHUNK_EDGE;
+use crate::broadphase::{ChunkHit, voxel_range};
 use crate::{Broadphase, BroadphaseError};
 
 /// Which pair of an (object, chunk).
@@ -114,12 +113,9 @@ impl Broadphase {
     }
 
     fn pairs_of(&self, aabb: &Aabb) -> Result<Vec<ChunkHit>, BroadphaseError> {
-        let cells = voxel_range(aabb)?;
-        let keys = cells.chunk_keys(CHUNK_EDGE);
-        if keys.volume() > MAX_QUERY_CHUNKS {
-            return Err(BroadphaseError::TooLarge);
-        }
-        Ok(keys.iter().filter_map(|k| self.test_chunk(k, &cells)).collect())
+        let mut hits = Vec::new();
+        self.for_each_hit(aabb, |h| hits.push(h))?;
+        Ok(hits)
     }
 
     /// Re-tests the objects whose boxes touch `region` (voxel coordinates), in id order.

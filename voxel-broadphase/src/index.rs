@@ -1,0 +1,79 @@
+//! Where each chunk's data lives: a dense grid over the region the broadphase was built for, and a
+//! hash map for chunks outside it.
+//!
+//! The overlap test visits 1 to 8 chunks for a character-sized box; a hash lookup per chunk cost
+//! more than the mask tests themselves, so the built region gets a flat array of 4-byte entries
+//! (0.06 bit per voxel).
+
+use ahash::AHashMap;
+use glam::IVec3;
+use voxel_core::VoxelBox;
+
+/// Grids larger than this many chunks (16 MiB of entries) are not allocated; such worlds use the map.
+const MAX_GRID_CHUNKS: u64 = 1 << 22;
+
+/// A chunk entry: `EMPTY`, `FULL_SOLID`, `FULL_WATER`, or `PARTIAL_BASE + mask index`.
+pub(crate) type Code = u32;
+pub(crate) const EMPTY: Code = 0;
+pub(crate) const FULL_SOLID: Code = 1;
+pub(crate) const FULL_WATER: Code = 2;
+pub(crate) const PARTIAL_BASE: Code = 3;
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ChunkIndex {
+    keys: VoxelBox,
+    grid: Vec<Code>,
+    outside: AHashMap<IVec3, Code>,
+    stored: usize,
+}
+
+impl ChunkIndex {
+    /// An index with a dense grid over `keys` (chunk keys), when that is small enough.
+    pub(crate) fn with_grid(keys: VoxelBox) -> Self {
+        let volume = keys.volume();
+        if volume == 0 || volume > MAX_GRID_CHUNKS {
+            return Self::default();
+        }
+        Self { keys, grid: vec![EMPTY; volume as usize], outside: AHashMap::new(), stored: 0 }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, key: IVec3) -> Code {
+        // i32 arithmetic: keys and grid sizes are bounded (MAX_COORDINATE, MAX_GRID_CHUNKS).
+        let d = key - self.keys.min;
+        let size = self.keys.max - self.keys.min;
+        if d.cmpge(IVec3::ZERO).all() && d.cmplt(size).all() {
+            self.grid[(d.x + size.x * (d.z + size.z * d.y)) as usize]
+        } else if self.outside.is_empty() {
+            EMPTY
+        } else {
+            self.outside.get(&key).copied().unwrap_or(EMPTY)
+        }
+    }
+
+    /// Sets the entry of `key`, returning the old one.
+    pub(crate) fn set(&mut self, key: IVec3, code: Code) -> Code {
+        let old = match self.keys.index_of(key) {
+            Some(i) => std::mem::replace(&mut self.grid[i], code),
+            None if code == EMPTY => self.outside.remove(&key).unwrap_or(EMPTY),
+            None => self.outside.insert(key, code).unwrap_or(EMPTY),
+        };
+        self.stored = self.stored + usize::from(code != EMPTY) - usize::from(old != EMPTY);
+        old
+    }
+
+    /// Number of non-empty entries.
+    pub(crate) fn len(&self) -> usize {
+        self.stored
+    }
+
+    /// Every non-empty code.
+    pub(crate) fn codes(&self) -> impl Iterator<Item = Code> + '_ {
+        self.grid.iter().copied().filter(|c| *c != EMPTY).chain(self.outside.values().copied())
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        let slot = size_of::<IVec3>() + size_of::<Code>() + 1;
+        self.grid.capacity() * size_of::<Code>() + self.outside.capacity() * slot
+    }
+}
