@@ -126,15 +126,24 @@ impl Broadphase {
         dirty: VoxelBox,
         events: &mut Vec<crate::PairEvent>,
     ) -> Result<usize, BroadphaseError> {
+        if dirty.is_empty() {
+            return Ok(0);
+        }
         // A chunk reads one voxel past its box, so it depends on `dirty` grown by one.
         let keys = dirty.grow(1).chunk_keys(CHUNK_EDGE);
         let rebuilt = self.rebuild_chunks(source, keys)?;
+        // Keys were checked against MAX_COORDINATE above, so this cannot overflow.
         let touched = VoxelBox::new(keys.min * CHUNK_EDGE, keys.max * CHUNK_EDGE);
         self.refresh_objects_touching(&touched, events);
         Ok(rebuilt)
     }
 
     fn rebuild_chunks<S: VoxelSource + Sync>(&mut self, source: &S, keys: VoxelBox) -> Result<usize, BroadphaseError> {
+        // Chunks beyond MAX_COORDINATE are refused, so chunk and voxel arithmetic cannot overflow.
+        let limit = IVec3::splat((MAX_COORDINATE as i32) / CHUNK_EDGE);
+        if keys.min.cmplt(-limit).any() || keys.max.cmpgt(limit).any() {
+            return Err(BroadphaseError::InvalidAabb);
+        }
         if keys.volume() > MAX_QUERY_CHUNKS * 64 {
             return Err(BroadphaseError::TooLarge);
         }

@@ -6,7 +6,7 @@ use core::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BroadphaseError {
-    /// A box is NaN, infinite, inverted, or beyond `MAX_COORDINATE`.
+    /// A box or region is NaN, infinite, inverted, or beyond `MAX_COORDINATE`.
     InvalidAabb,
     /// A box or region spans more chunks than `MAX_QUERY_CHUNKS`.
     TooLarge,

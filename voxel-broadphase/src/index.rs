@@ -39,10 +39,11 @@ impl ChunkIndex {
 
     #[inline]
     pub(crate) fn get(&self, key: IVec3) -> Code {
-        // i32 arithmetic: keys and grid sizes are bounded (MAX_COORDINATE, MAX_GRID_CHUNKS).
-        let d = key - self.keys.min;
-        let size = self.keys.max - self.keys.min;
-        if d.cmpge(IVec3::ZERO).all() && d.cmplt(size).all() {
+        // Inside the grid the differences are small (MAX_GRID_CHUNKS); outside, any key is fine
+        // because nothing is subtracted.
+        if self.keys.contains(key) {
+            let d = key - self.keys.min;
+            let size = self.keys.max - self.keys.min;
             self.grid[(d.x + size.x * (d.z + size.z * d.y)) as usize]
         } else if self.outside.is_empty() {
             EMPTY

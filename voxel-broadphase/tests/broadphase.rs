@@ -248,3 +248,42 @@ fn batch_updates_are_the_same_on_one_and_two_threads() {
     assert!(one.len() > 50, "the workload makes pairs: {}", one.len());
     assert_eq!(one, run(2));
 }
+
+/// Chunks outside the region the broadphase was first built over live in a hash map: rebuilding
+/// there must give what a build over a larger region gives.
+#[test]
+fn rebuild_outside_the_first_region_uses_the_map_correctly() {
+    let mut world = VoxelStore::with_palette(generate::palette());
+    let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(16))).unwrap();
+    let mut events = Vec::new();
+    for (i, c) in [Vec3::new(-30.0, -5.0, 40.0), Vec3::new(60.0, 3.0, -20.0), Vec3::new(-30.0, -5.0, 44.0)]
+        .into_iter()
+        .enumerate()
+    {
+        let b = Brush::Sphere { center: c, radius: 5.0 };
+        let report = if i == 2 { world.subtract(&b) } else { world.add(&b, materials::ROCK) }.unwrap();
+        bp.rebuild(&world, report.dirty, &mut events).unwrap();
+    }
+    let fresh = Broadphase::build(&world, VoxelBox::new(IVec3::splat(-48), IVec3::splat(80))).unwrap();
+    for key in VoxelBox::new(IVec3::splat(-7), IVec3::splat(11)).iter() {
+        assert_eq!(bp.chunk_masks(key), fresh.chunk_masks(key), "{key}");
+    }
+    let probe = Aabb::new(Vec3::new(-25.5, -5.0, 40.0), Vec3::new(-24.5, -4.0, 41.0));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    bp.query(&probe, &mut a).unwrap();
+    fresh.query(&probe, &mut b).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn extreme_keys_and_regions_do_not_overflow() {
+    let world = generate::sphere(Vec3::splat(8.0), 5.0).unwrap();
+    let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::splat(-8), IVec3::splat(40))).unwrap();
+    assert_eq!(bp.chunk_class(IVec3::splat(i32::MAX)), None);
+    assert_eq!(bp.chunk_masks(IVec3::splat(i32::MIN)), None);
+    let near_max = VoxelBox::new(IVec3::splat(i32::MAX - 16), IVec3::splat(i32::MAX));
+    assert_eq!(Broadphase::build(&world, near_max).err(), Some(BroadphaseError::InvalidAabb));
+    let near_min = VoxelBox::new(IVec3::splat(i32::MIN), IVec3::splat(i32::MIN + 8));
+    assert_eq!(bp.rebuild(&world, near_min, &mut Vec::new()), Err(BroadphaseError::InvalidAabb));
+    assert_eq!(bp.rebuild(&world, VoxelBox::EMPTY, &mut Vec::new()), Ok(0));
+}
