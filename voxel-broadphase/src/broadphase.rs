@@ -250,6 +250,22 @@ impl Broadphase {
         if span.x * span.y * span.z > MAX_QUERY_CHUNKS as i64 {
             return Err(BroadphaseError::TooLarge);
         }
+        if let Some((grid, start, sx, sxz)) = self.chunks.grid_window(lo, hi) {
+            // The whole key range is inside the grid: walk its entries without per-key checks.
+            for y in lo.y..=hi.y {
+                for z in lo.z..=hi.z {
+                    let row = start + sxz * (y - lo.y) as usize + sx * (z - lo.z) as usize;
+                    for (x, &code) in (lo.x..=hi.x).zip(&grid[row..=row + (hi.x - lo.x) as usize]) {
+                        if code != index::EMPTY
+                            && let Some(hit) = self.test_code(IVec3::new(x, y, z), code, &cells)
+                        {
+                            f(hit);
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
         for y in lo.y..=hi.y {
             for z in lo.z..=hi.z {
                 for x in lo.x..=hi.x {
@@ -265,7 +281,13 @@ impl Broadphase {
     /// The overlap test of one chunk against a box of cells.
     #[inline]
     pub(crate) fn test_chunk(&self, key: IVec3, cells: &VoxelBox) -> Option<ChunkHit> {
-        match self.chunks.get(key) {
+        self.test_code(key, self.chunks.get(key), cells)
+    }
+
+    /// The overlap test of chunk `key`, whose index entry is `code`.
+    #[inline]
+    fn test_code(&self, key: IVec3, code: index::Code, cells: &VoxelBox) -> Option<ChunkHit> {
+        match code {
             index::EMPTY => None,
             index::FULL_SOLID => Some(ChunkHit { chunk: key, solid: true, water: false, full: true }),
             index::FULL_WATER => Some(ChunkHit { chunk: key, solid: false, water: true, full: true }),

@@ -52,6 +52,19 @@ impl ChunkIndex {
         }
     }
 
+    /// The grid and the index of key `lo` in it with the grid's row and slice strides, when every
+    /// key in `lo..=hi` lies inside the grid: queries then walk the flat array directly.
+    #[inline]
+    pub(crate) fn grid_window(&self, lo: IVec3, hi: IVec3) -> Option<(&[Code], usize, usize, usize)> {
+        if !(self.keys.contains(lo) && self.keys.contains(hi)) {
+            return None;
+        }
+        let size = self.keys.max - self.keys.min;
+        let d = lo - self.keys.min;
+        let (sx, sxz) = (size.x as usize, (size.x * size.z) as usize);
+        Some((&self.grid, d.x as usize + sx * d.z as usize + sxz * d.y as usize, sx, sxz))
+    }
+
     /// Sets the entry of `key`, returning the old one.
     pub(crate) fn set(&mut self, key: IVec3, code: Code) -> Code {
         let old = match self.keys.index_of(key) {
