@@ -4,7 +4,7 @@
 //! per chunk an XZ mask from two lookup tables, then one AND per covered Y slice.
 
 use ahash::AHashMap;
-use glam::IVec3;
+use glam::{IVec3, Vec3};
 use voxel_core::{Aabb, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::BroadphaseError;
@@ -313,15 +313,17 @@ impl Default for Broadphase {
 }
 
 /// The cells (voxels) a box grown by [`QUERY_MARGIN`] touches: `floor(min)..=floor(max)`.
+#[inline]
 pub(crate) fn voxel_range(aabb: &Aabb) -> Result<VoxelBox, BroadphaseError> {
-    if !aabb.is_valid() {
+    let lo = aabb.min - Vec3::splat(QUERY_MARGIN);
+    let hi = aabb.max + Vec3::splat(QUERY_MARGIN);
+    // One combined check: ordered, and within ±MAX_COORDINATE. NaN fails every comparison and
+    // infinities fail the range, so no separate finiteness test is needed.
+    let limit = Vec3::splat(MAX_COORDINATE);
+    if !(aabb.min.cmple(aabb.max).all() && lo.cmpge(-limit).all() && hi.cmple(limit).all()) {
         return Err(BroadphaseError::InvalidAabb);
     }
-    let grown = aabb.grow(QUERY_MARGIN);
-    if grown.min.abs().max_element().max(grown.max.abs().max_element()) > MAX_COORDINATE {
-        return Err(BroadphaseError::InvalidAabb);
-    }
-    Ok(VoxelBox::new(floor(grown.min), floor(grown.max) + IVec3::ONE))
+    Ok(VoxelBox::new(floor(lo), floor(hi) + IVec3::ONE))
 }
 
 /// `floor` as integers, for values within `MAX_COORDINATE`: truncate, then step down below zero.
