@@ -369,11 +369,17 @@ fn build_blocks<S: VoxelSource + Sync>(
         let block_keys = VoxelBox::from_min_size(*block * BLOCK, IVec3::splat(BLOCK)).intersection(&keys);
         let read = VoxelBox::new(block_keys.min * CHUNK_EDGE, block_keys.max * CHUNK_EDGE).grow(1);
         let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
-        if let RegionHint::Uniform(v) = source.region_hint(read) {
-            let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
-            let pick = |bit: u8| if code & bit != 0 { (SliceMask::FULL, all) } else { (SliceMask::default(), 0) };
-            let ((solid, solid_count), (water, water_count)) = (pick(1), pick(2));
-            let built = (code != 0).then_some(Built { solid, water, solid_count, water_count });
+        // A uniform read (the source's hint, from its metadata) needs no voxels and no masks.
+        let from_hint = |region: VoxelBox| match source.region_hint(region) {
+            RegionHint::Uniform(v) => {
+                let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
+                let pick = |bit: u8| if code & bit != 0 { (SliceMask::FULL, all) } else { (SliceMask::default(), 0) };
+                let ((solid, solid_count), (water, water_count)) = (pick(1), pick(2));
+                Some((code != 0).then_some(Built { solid, water, solid_count, water_count }))
+            }
+            RegionHint::Unknown => None,
+        };
+        if let Some(built) = from_hint(read) {
             return block_keys.iter().map(|k| (k, built)).collect();
         }
         if source.read_region(read, buf).is_err() {
@@ -383,6 +389,10 @@ fn build_blocks<S: VoxelSource + Sync>(
         block_keys
             .iter()
             .map(|k| {
+                // Inside a mixed block many chunks are still all air or all rock.
+                if let Some(built) = from_hint(VoxelBox::chunk(k, CHUNK_EDGE).grow(1)) {
+                    return (k, built);
+                }
                 let at = k * CHUNK_EDGE - IVec3::ONE - read.min;
                 let origin = at.x as usize + size.x as usize * (at.z as usize + size.z as usize * at.y as usize);
                 (k, Some(masks::build_strided(buf, origin, size.x as usize, size.z as usize, codes)))

@@ -46,7 +46,7 @@
 //!
 //! From `cargo xtask bench --quick broadphase` (benches `broadphase/*` in `voxel-bench`) on a
 //! generated 512x128x512 world with caves: a character-sized query in 60-75 ns (16x faster than a
-//! per-voxel scan), masks built in about 1 us per chunk (1.9 us with the read), 1.07 bits per voxel
+//! per-voxel scan), masks built in about 1 us per chunk (1.4 us with the read), 1.07 bits per voxel
 //! of the world, and of 10k objects in open space, 1700 bit-broadphase pairs against 3994 chunk-box
 //! pairs and 1073 real contacts, none missed. The crate README lists every figure with its goal.
 
