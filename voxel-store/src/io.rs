@@ -189,8 +189,10 @@ impl VoxelStore {
             if store.chunks.contains_key(&key) {
                 return Err(StoreError::Corrupt("chunk stored twice"));
             }
-            let chunk = match (kind, payload) {
-                (KIND_UNIFORM, &[d, m]) => Chunk::Uniform(Voxel::new(d as i8, m)),
+            // The material check reads the material plane (or the one voxel) directly: decoding the
+            // packed chunk again just to find its largest material doubled the load's work.
+            let (chunk, max_material) = match (kind, payload) {
+                (KIND_UNIFORM, &[d, m]) => (Chunk::Uniform(Voxel::new(d as i8, m)), m),
                 (KIND_RUNS, _) => {
                     let used = unpack_bits(payload, &mut planes[..VOLUME])?;
                     if unpack_bits(&payload[used..], &mut planes[VOLUME..])? != payload.len() - used {
@@ -200,13 +202,9 @@ impl VoxelStore {
                     let voxels: Box<[Voxel]> = d.iter().zip(m).map(|(&d, &m)| Voxel::new(d as i8, m)).collect();
                     let mut chunk = Chunk::Dense(voxels);
                     chunk.compact();
-                    chunk
+                    (chunk, m.iter().copied().max().unwrap_or(0))
                 }
                 _ => return Err(StoreError::Corrupt("unknown chunk kind")),
-            };
-            let max_material = match &chunk {
-                Chunk::Uniform(v) => v.material,
-                other => other.to_dense().iter().map(|v| v.material).max().unwrap_or(0),
             };
             if usize::from(max_material) >= store.palette.len() {
                 return Err(StoreError::Corrupt("a voxel names a material beyond the palette"));

@@ -49,7 +49,7 @@
 //! From `cargo xtask bench --quick store` (benches `store/*` in `voxel-bench`), on a generated
 //! 512x128x512 world with caves and water: 0.49 bytes per voxel in memory, 0.19 on disk (0.17 and
 //! 0.067 without caves), a radius-8 sphere edit in about 70 us (130 M voxels of its box per second),
-//! a 64^3 region read in about 90 us (0.2x a memcpy of the same bytes). The crate README lists every
+//! a 64^3 region read in 84-141 us (0.11-0.2x a memcpy of the same bytes). The crate README lists every
 //! figure with its goal.
 
 #![forbid(unsafe_code)]
