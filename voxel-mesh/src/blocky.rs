@@ -1,0 +1,278 @@
+//! Blocky meshing: the visible faces of inside voxels, merged greedily per material (the 0fps
+//! greedy mesher that seed 004's author started from).
+//!
+//! Voxel `p` is the unit cube `[p, p + 1)`. A face is visible where an inside voxel meets one that
+//! is not; it belongs to the region that owns the inside voxel, so chunks that tile space emit every
+//! face once. Faces come from the packed inside bits (an AND-NOT of two rows gives 64 faces), and
+//! merging visits only faces, never empty cells.
+
+use glam::{IVec3, Vec3};
+use voxel_core::{VoxelBox, VoxelSource};
+
+use crate::mesher::Padded;
+use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
+
+impl Mesher {
+    /// Meshes the visible faces of the inside voxels of `region`, merged into as few rectangles as
+    /// the greedy scan finds, one material per rectangle.
+    ///
+    /// The output is the same [`Mesh`] as [`Mesher::surface_nets`]: each rectangle is a quad with its
+    /// own four vertices, normals are the face normals, and every vertex carries the face's
+    /// material. Faces at the region's border are emitted only for the region's own voxels, so
+    /// chunks join with no gap and no duplicate.
+    ///
+    /// # Errors
+    ///
+    /// As [`Mesher::surface_nets`].
+    pub fn blocky<S: VoxelSource + ?Sized>(
+        &mut self,
+        source: &S,
+        region: VoxelBox,
+        options: &MeshOptions,
+        out: &mut Mesh,
+    ) -> Result<(), MeshError> {
+        let Some(g) = self.prepare(source, region, options.surface, out)? else {
+            return Ok(());
+        };
+        out.begin(usize::MAX);
+        let owned_x: Vec<u64> = (0..g.words).map(|w| owned_bits(w, g.nx)).collect();
+        let mut emit = Emitter { g, out, normals: options.normals, blend: options.blend };
+        let Mesher { voxels, rows, slices, .. } = self;
+        let material = |x: usize, y: usize, z: usize| voxels[g.voxel(x, y, z)].material;
+        let words = g.words;
+
+        // Faces across y: slice y, rows along x, one row per z.
+        for positive in [false, true] {
+            for y in 1..g.ny - 1 {
+                let yn = if positive { y + 1 } else { y - 1 };
+                slices.clear();
+                slices.resize(g.nz * words, 0);
+                let mut any = 0;
+                for z in 1..g.nz - 1 {
+                    for w in 0..words {
+                        let f = rows[g.row(y, z) + w] & !rows[g.row(yn, z) + w] & owned_x[w];
+                        slices[z * words + w] = f;
+                        any |= f;
+                    }
+                }
+                if any != 0 {
+                    greedy(
+                        slices,
+                        words,
+                        1..g.nz - 1,
+                        |u, v| material(u, y, v),
+                        |u0, u1, v0, v1, m| {
+                            emit.quad(1, positive, y, [0, u0, u1], [2, v0, v1], m);
+                        },
+                    );
+                }
+            }
+        }
+        // Faces across z: slice z, rows along x, one row per y.
+        for positive in [false, true] {
+            for z in 1..g.nz - 1 {
+                let zn = if positive { z + 1 } else { z - 1 };
+                slices.clear();
+                slices.resize(g.ny * words, 0);
+                let mut any = 0;
+                for y in 1..g.ny - 1 {
+                    for w in 0..words {
+                        let f = rows[g.row(y, z) + w] & !rows[g.row(y, zn) + w] & owned_x[w];
+                        slices[y * words + w] = f;
+                        any |= f;
+                    }
+                }
+                if any != 0 {
+                    greedy(
+                        slices,
+                        words,
+                        1..g.ny - 1,
+                        |u, v| material(u, v, z),
+                        |u0, u1, v0, v1, m| {
+                            emit.quad(2, positive, z, [0, u0, u1], [1, v0, v1], m);
+                        },
+                    );
+                }
+            }
+        }
+        // Faces across x: found within each x row, then transposed into slices x with rows along z,
+        // one row per y.
+        let zwords = g.nz.div_ceil(64);
+        for positive in [false, true] {
+            slices.clear();
+            slices.resize(g.nx * g.ny * zwords, 0);
+            for y in 1..g.ny - 1 {
+                for z in 1..g.nz - 1 {
+                    let r = g.row(y, z);
+                    for w in 0..words {
+                        let s = rows[r + w];
+                        let neighbour = if positive {
+                            let next = if w + 1 < words { rows[r + w + 1] } else { 0 };
+                            (s >> 1) | (next << 63)
+                        } else {
+                            let prev = if w > 0 { rows[r + w - 1] } else { 0 };
+                            (s << 1) | (prev >> 63)
+                        };
+                        let mut f = s & !neighbour & owned_x[w];
+                        while f != 0 {
+                            let x = w * 64 + f.trailing_zeros() as usize;
+                            f &= f - 1;
+                            slices[(x * g.ny + y) * zwords + z / 64] |= 1 << (z % 64);
+                        }
+                    }
+                }
+            }
+            for x in 1..g.nx - 1 {
+                let slice = &mut slices[x * g.ny * zwords..(x + 1) * g.ny * zwords];
+                if slice.iter().all(|&b| b == 0) {
+                    continue;
+                }
+                greedy(
+                    slice,
+                    zwords,
+                    1..g.ny - 1,
+                    |u, v| material(x, v, u),
+                    |u0, u1, v0, v1, m| {
+                        emit.quad(0, positive, x, [2, u0, u1], [1, v0, v1], m);
+                    },
+                );
+            }
+        }
+        out.finish();
+        Ok(())
+    }
+}
+
+/// Bits of word `w` for local x in `[1, nx - 1)`: the voxels a region owns.
+fn owned_bits(w: usize, nx: usize) -> u64 {
+    (0..64).filter(|b| (1..nx - 1).contains(&(w * 64 + b))).fold(0, |m, b| m | 1 << b)
+}
+
+/// Bits `[u0, u1)` that fall in word `w`.
+#[inline]
+fn range_in_word(w: usize, u0: usize, u1: usize) -> u64 {
+    let lo = u0.max(w * 64) - w * 64;
+    let hi = u1.min(w * 64 + 64).saturating_sub(w * 64);
+    if hi <= lo {
+        return 0;
+    }
+    let upper = if hi == 64 { u64::MAX } else { (1u64 << hi) - 1 };
+    upper & !((1u64 << lo) - 1)
+}
+
+/// Greedy rectangles over one slice of face bits: `rows[v * words..]` holds row `v`, bit `u`.
+///
+/// Scans rows in order; a rectangle starts at the first face left, grows along `u` while the
+/// material stays, then along `v` while the whole next span is faces of that material. Consumed
+/// bits are cleared, so every face lands in exactly one rectangle.
+fn greedy(
+    rows: &mut [u64],
+    words: usize,
+    v_range: core::ops::Range<usize>,
+    material: impl Fn(usize, usize) -> u8,
+    mut emit: impl FnMut(usize, usize, usize, usize, u8),
+) {
+    let bit = |rows: &[u64], v: usize, u: usize| u / 64 < words && (rows[v * words + u / 64] >> (u % 64)) & 1 != 0;
+    for v in v_range.clone() {
+        for w in 0..words {
+            loop {
+                let bits = rows[v * words + w];
+                if bits == 0 {
+                    break;
+                }
+                let u0 = w * 64 + bits.trailing_zeros() as usize;
+                let m = material(u0, v);
+                let mut u1 = u0 + 1;
+                while bit(rows, v, u1) && material(u1, v) == m {
+                    u1 += 1;
+                }
+                let (w0, w1) = (u0 / 64, (u1 - 1) / 64);
+                for ww in w0..=w1 {
+                    rows[v * words + ww] &= !range_in_word(ww, u0, u1);
+                }
+                let mut v1 = v + 1;
+                while v1 < v_range.end {
+                    let full = (w0..=w1).all(|ww| {
+                        let span = range_in_word(ww, u0, u1);
+                        rows[v1 * words + ww] & span == span
+                    });
+                    if !full || !(u0..u1).all(|u| material(u, v1) == m) {
+                        break;
+                    }
+                    for ww in w0..=w1 {
+                        rows[v1 * words + ww] &= !range_in_word(ww, u0, u1);
+                    }
+                    v1 += 1;
+                }
+                emit(u0, u1, v, v1, m);
+            }
+        }
+    }
+}
+
+struct Emitter<'a> {
+    g: Padded,
+    out: &'a mut Mesh,
+    normals: bool,
+    blend: bool,
+}
+
+impl Emitter<'_> {
+    /// Emits the rectangle `[u0, u1) x [v0, v1)` on the face of voxel layer `layer` along `axis`;
+    /// `u` and `v` are `[axis, start, end]` in local coordinates.
+    fn quad(&mut self, axis: usize, positive: bool, layer: usize, u: [usize; 3], v: [usize; 3], material: u8) {
+        let plane = layer + usize::from(positive);
+        let corner = |a: usize, b: usize| {
+            let mut p = [0usize; 3];
+            p[axis] = plane;
+            p[u[0]] = a;
+            p[v[0]] = b;
+            #[allow(clippy::cast_possible_wrap, clippy::cast_possible_truncation)]
+            (self.g.origin + IVec3::new(p[0] as i32, p[1] as i32, p[2] as i32)).as_vec3()
+        };
+        let mut corners = [corner(u[1], v[1]), corner(u[2], v[1]), corner(u[2], v[2]), corner(u[1], v[2])];
+        let mut n = Vec3::ZERO;
+        n[axis] = if positive { 1.0 } else { -1.0 };
+        // Counter-clockwise seen from the side the face looks at.
+        if (corners[1] - corners[0]).cross(corners[3] - corners[0]).dot(n) < 0.0 {
+            corners.swap(1, 3);
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        let first = self.out.positions.len() as u32;
+        self.out.positions.extend_from_slice(&corners);
+        self.out.materials.extend_from_slice(&[material; 4]);
+        if self.normals {
+            self.out.normals.extend_from_slice(&[n; 4]);
+        }
+        if self.blend {
+            let b = VertexBlend { ids: [material, 0, 0, 0], weights: [255, 0, 0, 0] };
+            self.out.blend.extend_from_slice(&[b; 4]);
+        }
+        self.out.push_quad([first, first + 1, first + 2, first + 3]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_in_words() {
+        assert_eq!(range_in_word(0, 3, 5), 0b11000);
+        assert_eq!(range_in_word(0, 60, 70), 0xF << 60);
+        assert_eq!(range_in_word(1, 60, 70), 0b11_1111);
+        assert_eq!(range_in_word(0, 0, 64), u64::MAX);
+        assert_eq!(range_in_word(2, 0, 64), 0);
+    }
+
+    #[test]
+    fn greedy_merges_a_rectangle_and_splits_materials() {
+        // A 3x2 block of faces, material 1 except (2, 1) which is material 2.
+        let mut rows = vec![0u64, 0b111, 0b111];
+        let mat = |u: usize, v: usize| if (u, v) == (2, 2) { 2 } else { 1 };
+        let mut quads = Vec::new();
+        greedy(&mut rows, 1, 1..3, mat, |u0, u1, v0, v1, m| quads.push((u0, u1, v0, v1, m)));
+        assert_eq!(quads, vec![(0, 3, 1, 2, 1), (0, 2, 2, 3, 1), (2, 3, 2, 3, 2)]);
+        assert!(rows.iter().all(|&r| r == 0));
+    }
+}

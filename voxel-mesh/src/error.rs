@@ -1,0 +1,52 @@
+//! The one error type of `voxel-mesh`.
+
+use core::fmt;
+
+use voxel_core::VoxelBox;
+
+/// Why a region could not be meshed; the output mesh is left empty.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum MeshError {
+    /// The region (or its one-voxel padding) reaches beyond
+    /// [`MAX_COORDINATE`](crate::MAX_COORDINATE), where `f32` positions stop being exact.
+    CoordinateOutOfRange(VoxelBox),
+    /// The padded region holds more voxels than [`MAX_MESH_VOLUME`](crate::MAX_MESH_VOLUME).
+    RegionTooLarge {
+        /// Voxels the padded region holds.
+        volume: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The voxel source refused the read.
+    Source(voxel_core::Error),
+}
+
+impl fmt::Display for MeshError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MeshError::CoordinateOutOfRange(b) => {
+                write!(f, "region {:?}..{:?} reaches beyond the meshable coordinate range", b.min, b.max)
+            }
+            MeshError::RegionTooLarge { volume, limit } => {
+                write!(f, "padded region of {volume} voxels exceeds the mesher's limit of {limit}")
+            }
+            MeshError::Source(e) => write!(f, "voxel source: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MeshError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MeshError::Source(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<voxel_core::Error> for MeshError {
+    fn from(e: voxel_core::Error) -> Self {
+        MeshError::Source(e)
+    }
+}

@@ -1,0 +1,286 @@
+//! The mesh both meshers write: shared vertices, per-vertex materials, triangles in quad pairs.
+
+use std::io;
+
+use glam::Vec3;
+use voxel_core::{Aabb, TriangleSource};
+
+/// Up to four materials of a vertex with their weights, for texture splatting (seed 004).
+///
+/// `weights` sum to 255; unused slots have weight 0. Slots are ordered by weight, heaviest first,
+/// ties by lower material id, so `ids[0]` is the vertex's dominant material.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct VertexBlend {
+    /// Material ids, heaviest first.
+    pub ids: [u8; 4],
+    /// Weight of each id; the four sum to 255.
+    pub weights: [u8; 4],
+}
+
+/// The index buffer of a [`Mesh`]: `u16` when every vertex index fits, `u32` otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Indices<'a> {
+    /// Narrow indices (65,536 vertices or fewer).
+    U16(&'a [u16]),
+    /// Wide indices.
+    U32(&'a [u32]),
+}
+
+impl Indices<'_> {
+    /// Number of indices (three per triangle).
+    pub fn len(&self) -> usize {
+        match self {
+            Indices::U16(i) => i.len(),
+            Indices::U32(i) => i.len(),
+        }
+    }
+
+    /// True when there are no indices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Index `i` widened to `u32`.
+    ///
+    /// # Panics
+    ///
+    /// When `i` is out of bounds, like slice indexing.
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            Indices::U16(s) => u32::from(s[i]),
+            Indices::U32(s) => s[i],
+        }
+    }
+}
+
+/// Heap bytes of a [`Mesh`], by attribute (lengths, not capacities).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MeshMemory {
+    /// Vertex positions, 12 bytes each.
+    pub positions: usize,
+    /// Vertex normals, 12 bytes each (0 when not requested).
+    pub normals: usize,
+    /// Dominant material per vertex, 1 byte each.
+    pub materials: usize,
+    /// Blend weights, 8 bytes per vertex (0 when not requested).
+    pub blend: usize,
+    /// The index buffer, 2 or 4 bytes per index.
+    pub indices: usize,
+}
+
+impl MeshMemory {
+    /// What physics keeps: positions, dominant materials and indices (seed 004: about 12.5 B per
+    /// triangle).
+    pub fn physics(&self) -> usize {
+        self.positions + self.materials + self.indices
+    }
+
+    /// Every attribute.
+    pub fn total(&self) -> usize {
+        self.physics() + self.normals + self.blend
+    }
+}
+
+/// A triangle mesh made of quads: vertices shared within the mesh, two triangles per quad.
+///
+/// Triangles `2q` and `2q + 1` are quad `q`, split along the diagonal from its corner 0 to its
+/// corner 2: `[q0, q1, q2]` and `[q0, q2, q3]`. So [`Mesh::quad`] costs nothing to store, and a
+/// consumer that wants quads as primitives (the kD tree) reads them back exactly.
+///
+/// Triangles wind counter-clockwise seen from outside the solid (the front face), and normals
+/// point out of the solid. A `Mesh` is a reusable buffer: meshing into it again reuses its
+/// allocations.
+///
+/// ```
+/// use glam::IVec3;
+/// use voxel_core::{TriangleSource, VoxelBox};
+/// use voxel_mesh::{Mesh, MeshOptions, Mesher};
+///
+/// let ball = voxel_store::generate::sphere(glam::Vec3::splat(8.0), 5.0).unwrap();
+/// let mut mesher = Mesher::new();
+/// let mut mesh = Mesh::new();
+/// let chunk = VoxelBox::new(IVec3::ZERO, IVec3::splat(16));
+/// mesher.surface_nets(&ball, chunk, &MeshOptions::default(), &mut mesh).unwrap();
+/// assert_eq!(mesh.triangle_count(), 2 * mesh.quad_count());
+/// assert!(mesh.quad_count() > 100);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    pub(crate) positions: Vec<Vec3>,
+    pub(crate) normals: Vec<Vec3>,
+    pub(crate) materials: Vec<u8>,
+    pub(crate) blend: Vec<VertexBlend>,
+    pub(crate) indices16: Vec<u16>,
+    pub(crate) indices32: Vec<u32>,
+    pub(crate) wide: bool,
+}
+
+impl Mesh {
+    /// An empty mesh.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Removes every vertex and triangle, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.positions.clear();
+        self.normals.clear();
+        self.materials.clear();
+        self.blend.clear();
+        self.indices16.clear();
+        self.indices32.clear();
+        self.wide = false;
+    }
+
+    /// True when the mesh has no triangle.
+    pub fn is_empty(&self) -> bool {
+        self.indices16.is_empty() && self.indices32.is_empty()
+    }
+
+    /// Vertex positions in world units (voxel `p` sits at the point `p`).
+    pub fn positions(&self) -> &[Vec3] {
+        &self.positions
+    }
+
+    /// Unit normals, one per vertex, pointing out of the solid; empty unless
+    /// [`MeshOptions::normals`](crate::MeshOptions::normals) was set.
+    pub fn normals(&self) -> &[Vec3] {
+        &self.normals
+    }
+
+    /// The dominant material of each vertex: the byte physics needs.
+    pub fn materials(&self) -> &[u8] {
+        &self.materials
+    }
+
+    /// Splatting weights per vertex; empty unless [`MeshOptions::blend`](crate::MeshOptions::blend)
+    /// was set.
+    pub fn blend(&self) -> &[VertexBlend] {
+        &self.blend
+    }
+
+    /// The index buffer, three indices per triangle.
+    pub fn indices(&self) -> Indices<'_> {
+        if self.wide { Indices::U32(&self.indices32) } else { Indices::U16(&self.indices16) }
+    }
+
+    /// Number of quads (half the number of triangles).
+    pub fn quad_count(&self) -> usize {
+        self.indices().len() / 6
+    }
+
+    /// The four corners of quad `q`, in perimeter order, counter-clockwise from the front.
+    ///
+    /// # Panics
+    ///
+    /// When `q >= quad_count()`.
+    pub fn quad(&self, q: usize) -> [u32; 4] {
+        let i = self.indices();
+        [i.get(6 * q), i.get(6 * q + 1), i.get(6 * q + 2), i.get(6 * q + 5)]
+    }
+
+    /// The box around every vertex ([`Aabb::EMPTY`] for an empty mesh).
+    pub fn aabb(&self) -> Aabb {
+        Aabb::from_points(self.positions.iter().copied())
+    }
+
+    /// Bytes held, by attribute.
+    pub fn memory(&self) -> MeshMemory {
+        let index_bytes = if self.wide { 4 * self.indices32.len() } else { 2 * self.indices16.len() };
+        MeshMemory {
+            positions: size_of::<Vec3>() * self.positions.len(),
+            normals: size_of::<Vec3>() * self.normals.len(),
+            materials: self.materials.len(),
+            blend: size_of::<VertexBlend>() * self.blend.len(),
+            indices: index_bytes,
+        }
+    }
+
+    /// Writes the mesh as Wavefront OBJ (positions, normals when present, 1-based faces).
+    pub fn write_obj(&self, mut w: impl io::Write) -> io::Result<()> {
+        for p in &self.positions {
+            writeln!(w, "v {} {} {}", p.x, p.y, p.z)?;
+        }
+        for n in &self.normals {
+            writeln!(w, "vn {} {} {}", n.x, n.y, n.z)?;
+        }
+        let has_normals = !self.normals.is_empty();
+        let idx = self.indices();
+        for t in 0..idx.len() / 3 {
+            let [a, b, c] = [idx.get(3 * t) + 1, idx.get(3 * t + 1) + 1, idx.get(3 * t + 2) + 1];
+            if has_normals {
+                writeln!(w, "f {a}//{a} {b}//{b} {c}//{c}")?;
+            } else {
+                writeln!(w, "f {a} {b} {c}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts a new mesh whose vertex count will stay within `max_vertices`: picks `u16` indices
+    /// when that bound allows.
+    pub(crate) fn begin(&mut self, max_vertices: usize) {
+        self.clear();
+        self.wide = max_vertices > 1 << 16;
+    }
+
+    /// Appends the two triangles of the quad `[a, b, c, d]`, split along `a-c`.
+    #[inline]
+    pub(crate) fn push_quad(&mut self, [a, b, c, d]: [u32; 4]) {
+        if self.wide {
+            self.indices32.extend_from_slice(&[a, b, c, a, c, d]);
+        } else {
+            // `begin` chose narrow indices only when every vertex index fits.
+            #[allow(clippy::cast_possible_truncation)]
+            self.indices16.extend_from_slice(&[a as u16, b as u16, c as u16, a as u16, c as u16, d as u16]);
+        }
+    }
+
+    /// Narrows wide indices once the final vertex count is known to fit.
+    pub(crate) fn finish(&mut self) {
+        if self.wide && self.positions.len() <= 1 << 16 {
+            self.indices16.clear();
+            #[allow(clippy::cast_possible_truncation)]
+            self.indices16.extend(self.indices32.iter().map(|&i| i as u16));
+            self.indices32.clear();
+            self.wide = false;
+        }
+    }
+}
+
+impl TriangleSource for Mesh {
+    #[inline]
+    fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+
+    #[inline]
+    fn vertex(&self, index: u32) -> Vec3 {
+        self.positions[index as usize]
+    }
+
+    #[inline]
+    fn triangle_count(&self) -> usize {
+        self.indices().len() / 3
+    }
+
+    #[inline]
+    fn triangle(&self, index: u32) -> [u32; 3] {
+        let t = 3 * index as usize;
+        if self.wide {
+            let s = &self.indices32[t..t + 3];
+            [s[0], s[1], s[2]]
+        } else {
+            let s = &self.indices16[t..t + 3];
+            [u32::from(s[0]), u32::from(s[1]), u32::from(s[2])]
+        }
+    }
+
+    /// The dominant material shared by two of the triangle's vertices, else its first vertex's.
+    #[inline]
+    fn triangle_material(&self, index: u32) -> u8 {
+        let [a, b, c] = self.triangle(index).map(|v| self.materials[v as usize]);
+        if b == c { b } else { a }
+    }
+}

@@ -1,0 +1,183 @@
+//! The reusable mesher: options, limits, and the padded read both algorithms start from.
+
+use glam::IVec3;
+use voxel_core::{Phase, RegionHint, Voxel, VoxelBox, VoxelSource};
+
+use crate::{Mesh, MeshError};
+
+/// Largest coordinate a meshed region may reach, in voxels from the origin on every axis.
+///
+/// Positions are `f32` world coordinates, exact for integers up to 2^24; a region beyond this
+/// bound is refused instead of meshed with rounded corners. Far from the origin positions keep
+/// less of their fraction (1/8 voxel at 2^20), so engines with very large worlds mesh relative to
+/// a local origin.
+pub const MAX_COORDINATE: i32 = 1 << 23;
+
+/// Most voxels a padded region may hold (256^3): the mesher's scratch grows with it.
+pub const MAX_MESH_VOLUME: u64 = 1 << 24;
+
+/// Which voxels count as inside the surface being meshed.
+///
+/// A voxel is inside when its distance is negative and its material's phase (from the source's
+/// [`PhaseTable`](voxel_core::PhaseTable)) is the one asked for. Physics wants the solid surface
+/// only; water has its own surface, meshed separately.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Surface {
+    /// Solid materials only (what collides).
+    #[default]
+    Solid,
+    /// Liquid materials only (the water surface).
+    Liquid,
+    /// Every material that is not empty, solid and liquid together.
+    All,
+}
+
+impl Surface {
+    fn counts(self, phase: Phase) -> bool {
+        match self {
+            Surface::Solid => phase == Phase::Solid,
+            Surface::Liquid => phase == Phase::Liquid,
+            Surface::All => phase != Phase::Empty,
+        }
+    }
+}
+
+/// What to mesh and which vertex attributes to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MeshOptions {
+    /// The surface to mesh. Default: [`Surface::Solid`].
+    pub surface: Surface,
+    /// Write a unit normal per vertex. Default: `true`.
+    pub normals: bool,
+    /// Write four splatting weights per vertex ([`VertexBlend`](crate::VertexBlend)). Default:
+    /// `false` (physics needs only the dominant material, which is always written).
+    pub blend: bool,
+}
+
+impl Default for MeshOptions {
+    fn default() -> Self {
+        Self { surface: Surface::Solid, normals: true, blend: false }
+    }
+}
+
+impl MeshOptions {
+    /// Positions and dominant materials only: what physics keeps.
+    pub const PHYSICS: MeshOptions = MeshOptions { surface: Surface::Solid, normals: false, blend: false };
+}
+
+/// Scratch buffers reused across calls, so meshing many chunks allocates nothing after warm-up.
+///
+/// One `Mesher` per thread; it holds no result between calls.
+#[derive(Clone, Debug)]
+pub struct Mesher {
+    /// The padded region as read.
+    pub(crate) voxels: Vec<Voxel>,
+    /// One bit per voxel, set when inside: `words` `u64`s per x row, rows in (z, y) order.
+    pub(crate) rows: Vec<u64>,
+    /// Surface Nets: vertex index per cube, two y layers.
+    pub(crate) cubes: Vec<u32>,
+    /// Blocky: face bits of the slices being merged.
+    pub(crate) slices: Vec<u64>,
+    /// `inside[m]`: material `m` belongs to the surface being meshed.
+    pub(crate) inside: [bool; 256],
+}
+
+impl Default for Mesher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Shape of the padded region in scratch: local voxel `(0, 0, 0)` is world `origin`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Padded {
+    pub(crate) origin: IVec3,
+    pub(crate) nx: usize,
+    pub(crate) ny: usize,
+    pub(crate) nz: usize,
+    /// `u64` words per x row of inside bits.
+    pub(crate) words: usize,
+}
+
+impl Padded {
+    /// First word of the inside bits of row `(y, z)`.
+    #[inline]
+    pub(crate) fn row(&self, y: usize, z: usize) -> usize {
+        (z + self.nz * y) * self.words
+    }
+
+    /// Index of local voxel `(x, y, z)` (the one axis order: x, then z, then y).
+    #[inline]
+    pub(crate) fn voxel(&self, x: usize, y: usize, z: usize) -> usize {
+        x + self.nx * (z + self.nz * y)
+    }
+}
+
+impl Mesher {
+    /// A mesher with empty scratch; buffers grow to the largest region meshed.
+    pub fn new() -> Self {
+        Self { voxels: Vec::new(), rows: Vec::new(), cubes: Vec::new(), slices: Vec::new(), inside: [false; 256] }
+    }
+
+    /// Checks `region`, reads it with one voxel of padding on every side and packs the inside bits.
+    ///
+    /// Returns `None` (and leaves `out` empty) when there is nothing to mesh: an empty region, a
+    /// region the source calls uniform (not read at all), or one that is all inside or all outside.
+    pub(crate) fn prepare<S: VoxelSource + ?Sized>(
+        &mut self,
+        source: &S,
+        region: VoxelBox,
+        surface: Surface,
+        out: &mut Mesh,
+    ) -> Result<Option<Padded>, MeshError> {
+        out.clear();
+        if region.is_empty() {
+            return Ok(None);
+        }
+        let limit = IVec3::splat(MAX_COORDINATE);
+        if region.min.cmplt(-limit).any() || region.max.cmpgt(limit).any() {
+            return Err(MeshError::CoordinateOutOfRange(region));
+        }
+        let padded = region.grow(1);
+        let volume = padded.volume();
+        if volume > MAX_MESH_VOLUME {
+            return Err(MeshError::RegionTooLarge { volume, limit: MAX_MESH_VOLUME });
+        }
+        if let RegionHint::Uniform(_) = source.region_hint(padded) {
+            // One voxel everywhere: no sign change, no surface.
+            return Ok(None);
+        }
+        source.read_region(padded, &mut self.voxels)?;
+
+        let table = source.phase_table();
+        for (m, inside) in self.inside.iter_mut().enumerate() {
+            *inside = surface.counts(table.phase(m as u8));
+        }
+        let size = padded.size();
+        // Sizes are positive and bounded by MAX_MESH_VOLUME.
+        #[allow(clippy::cast_sign_loss)]
+        let (nx, ny, nz) = (size.x as usize, size.y as usize, size.z as usize);
+        let words = nx.div_ceil(64);
+        let grid = Padded { origin: padded.min, nx, ny, nz, words };
+        self.rows.clear();
+        self.rows.resize(words * ny * nz, 0);
+        let last_word_mask = if nx % 64 == 0 { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
+        let (mut any_inside, mut any_outside) = (0u64, 0u64);
+        let inside = &self.inside;
+        for (row, bits) in self.voxels.chunks_exact(nx).zip(self.rows.chunks_exact_mut(words)) {
+            for (w, (run, out_bits)) in row.chunks(64).zip(bits.iter_mut()).enumerate() {
+                let mut b = 0u64;
+                for (i, v) in run.iter().enumerate() {
+                    b |= u64::from((v.distance < 0) & inside[v.material as usize]) << i;
+                }
+                *out_bits = b;
+                any_inside |= b;
+                any_outside |= !b & if w + 1 == words { last_word_mask } else { u64::MAX };
+            }
+        }
+        if any_inside == 0 || any_outside == 0 {
+            return Ok(None);
+        }
+        Ok(Some(grid))
+    }
+}
