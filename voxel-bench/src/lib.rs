@@ -39,3 +39,20 @@ pub fn config() -> Criterion {
 pub fn figure(name: &str, value: f64, unit: &str) {
     println!("figure: {name} = {value:.4} {unit}");
 }
+
+/// The shared data folder (`../shared/data` beside the repository, or the folder the
+/// `VOXEL_SHARED_DATA` variable names), when it exists. Benches run on the whole set when it is
+/// there and on the repository's `testdata/` copies otherwise.
+pub fn shared_data() -> Option<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = match std::env::var_os("VOXEL_SHARED_DATA") {
+        Some(given) => root.join(given),
+        None => root.join("..").join("shared").join("data"),
+    };
+    dir.is_dir().then_some(dir)
+}
+
+/// The repository's `testdata/` folder.
+pub fn testdata() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("testdata")
+}

@@ -163,21 +163,45 @@ impl Mesher {
         self.rows.resize(words * ny * nz, 0);
         let last_word_mask = if nx % 64 == 0 { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
         let (mut any_inside, mut any_outside) = (0u64, 0u64);
-        let inside = &self.inside;
-        for (row, bits) in self.voxels.chunks_exact(nx).zip(self.rows.chunks_exact_mut(words)) {
-            for (w, (run, out_bits)) in row.chunks(64).zip(bits.iter_mut()).enumerate() {
-                let mut b = 0u64;
-                for (i, v) in run.iter().enumerate() {
-                    b |= u64::from((v.distance < 0) & inside[v.material as usize]) << i;
-                }
-                *out_bits = b;
-                any_inside |= b;
-                any_outside |= !b & if w + 1 == words { last_word_mask } else { u64::MAX };
+        // Most tables leave out at most two materials (air, water): then the test needs no table
+        // lookup per voxel and the loop vectorizes.
+        let excluded: Vec<u8> = (0..=255u8).filter(|&m| !self.inside[m as usize]).take(3).collect();
+        let words_mask = |w: usize| if w + 1 == words { last_word_mask } else { u64::MAX };
+        match *excluded.as_slice() {
+            [a] | [a, _] if excluded.len() == 1 || excluded[0] == excluded[1] => {
+                pack_rows(&self.voxels, &mut self.rows, nx, words, |v| (v.distance < 0) & (v.material != a));
             }
+            [a, b] => {
+                pack_rows(&self.voxels, &mut self.rows, nx, words, |v| {
+                    (v.distance < 0) & (v.material != a) & (v.material != b)
+                });
+            }
+            _ => {
+                let inside = &self.inside;
+                pack_rows(&self.voxels, &mut self.rows, nx, words, |v| (v.distance < 0) & inside[v.material as usize]);
+            }
+        }
+        for (i, &b) in self.rows.iter().enumerate() {
+            any_inside |= b;
+            any_outside |= !b & words_mask(i % words);
         }
         if any_inside == 0 || any_outside == 0 {
             return Ok(None);
         }
         Ok(Some(grid))
+    }
+}
+
+/// Packs one bit per voxel (`inside(v)`) into `words` `u64`s per x row of `nx` voxels.
+#[inline(always)]
+fn pack_rows(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, inside: impl Fn(Voxel) -> bool) {
+    for (row, bits) in voxels.chunks_exact(nx).zip(rows.chunks_exact_mut(words)) {
+        for (run, out) in row.chunks(64).zip(bits.iter_mut()) {
+            let mut b = 0u64;
+            for (i, v) in run.iter().enumerate() {
+                b |= u64::from(inside(*v)) << i;
+            }
+            *out = b;
+        }
     }
 }

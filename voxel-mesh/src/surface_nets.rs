@@ -11,48 +11,13 @@
 //! all three axes come from three XORs per word; only edges that change sign do real work, and a
 //! cube's vertex is computed the first time a quad needs it.
 
-use glam::{IVec3, Vec3};
+use glam::{IVec3, Vec3, Vec4};
 use voxel_core::{VoxelBox, VoxelSource};
 
 use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
 
 const NONE: u32 = u32::MAX;
-
-/// Cube corner `k` sits at offset `(k & 1, k >> 1 & 1, k >> 2 & 1)`.
-const CORNERS: [Vec3; 8] = {
-    let mut c = [Vec3::ZERO; 8];
-    let mut k = 0;
-    while k < 8 {
-        c[k] = Vec3::new((k & 1) as f32, ((k >> 1) & 1) as f32, ((k >> 2) & 1) as f32);
-        k += 1;
-    }
-    c
-};
-
-/// The 12 cube edges as corner pairs, four per axis (x, then y, then z).
-const EDGES: [(usize, usize); 12] =
-    [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
-
-const AXES: [Vec3; 3] = [Vec3::X, Vec3::Y, Vec3::Z];
-
-/// For each 8-bit inside mask of a cube, the set of its edges whose ends differ.
-const CROSSING: [u16; 256] = {
-    let mut table = [0u16; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let mut e = 0;
-        while e < 12 {
-            let (a, b) = EDGES[e];
-            if ((mask >> a) & 1) != ((mask >> b) & 1) {
-                table[mask] |= 1 << e;
-            }
-            e += 1;
-        }
-        mask += 1;
-    }
-    table
-};
 
 impl Mesher {
     /// Meshes the surface in `region` with Naive Surface Nets, reading one voxel of padding around it.
@@ -94,7 +59,6 @@ impl Mesher {
             voxels: &self.voxels,
             rows: &self.rows,
             cubes: &mut self.cubes,
-            inside: &self.inside,
             layer: ncx * ncz,
             ncx,
             normals: options.normals,
@@ -112,7 +76,6 @@ struct Nets<'a> {
     voxels: &'a [voxel_core::Voxel],
     rows: &'a [u64],
     cubes: &'a mut [u32],
-    inside: &'a [bool; 256],
     layer: usize,
     ncx: usize,
     normals: bool,
@@ -129,6 +92,7 @@ impl Nets<'_> {
             let lo = w * 64;
             (0..64).filter(|b| (1..g.nx - 1).contains(&(lo + b))).fold(0, |m, b| m | 1 << b)
         };
+        let (own_first, own_last) = (owned(0), owned(words - 1));
         for y in 1..g.ny - 1 {
             if y >= 2 {
                 // The slot of cube layer y last held layer y - 2.
@@ -138,7 +102,12 @@ impl Nets<'_> {
             for z in 1..g.nz - 1 {
                 let (r, ry, rz) = (g.row(y, z), g.row(y + 1, z), g.row(y, z + 1));
                 for w in 0..words {
-                    let own = if w == 0 || w + 1 == words { owned(w) } else { u64::MAX };
+                    let own = match (w == 0, w + 1 == words) {
+                        (true, true) => own_first & own_last,
+                        (true, false) => own_first,
+                        (false, true) => own_last,
+                        (false, false) => u64::MAX,
+                    };
                     let s = self.rows[r + w];
                     let next = if w + 1 < words { self.rows[r + w + 1] } else { 0 };
                     let mut xe = (s ^ ((s >> 1) | (next << 63))) & own;
@@ -198,7 +167,7 @@ impl Nets<'_> {
     }
 
     /// The vertex of cube `(cx, cy, cz)` (local min corner), computed on first use.
-    #[inline]
+    #[inline(always)]
     fn vertex(&mut self, cx: usize, cy: usize, cz: usize) -> u32 {
         let slot = (cy & 1) * self.layer + cx + self.ncx * cz;
         let v = self.cubes[slot];
@@ -210,44 +179,67 @@ impl Nets<'_> {
         v
     }
 
+    #[inline(never)]
     fn make_vertex(&mut self, cx: usize, cy: usize, cz: usize) -> u32 {
         let g = self.g;
+        // Inside bits of the 8 corners (bit k: corner (k & 1, k >> 1 & 1, k >> 2 & 1)) straight
+        // from the packed rows: two adjacent bits per row, four rows.
+        let (w, b) = (cx / 64, cx % 64);
+        let pair = |y: usize, z: usize| -> usize {
+            let r = g.row(y, z) + w;
+            let low = self.rows[r] >> b;
+            // cx + 1 <= nx - 1, so when bit cx is a word's last, the next word exists.
+            let high = if b == 63 { self.rows[r + 1] << 1 } else { 0 };
+            ((low | high) & 3) as usize
+        };
+        let mask = pair(cy, cz) | pair(cy + 1, cz) << 2 | pair(cy, cz + 1) << 4 | pair(cy + 1, cz + 1) << 6;
+
         let (dy, dz) = (g.nx * g.nz, g.nx);
         let base = g.voxel(cx, cy, cz);
-        let offsets = [0, 1, dy, dy + 1, dz, dz + 1, dy + dz, dy + dz + 1];
+        let corners =
+            [base, base + 1, base + dy, base + dy + 1, base + dz, base + dz + 1, base + dy + dz, base + dy + dz + 1];
         let mut e = [0f32; 8];
         let mut materials = [0u8; 8];
-        let mut mask = 0usize;
         for k in 0..8 {
-            let v = self.voxels[base + offsets[k]];
-            let inside = (v.distance < 0) & self.inside[v.material as usize];
-            let magnitude = f32::from(i16::from(v.distance).abs());
-            e[k] = if inside { -magnitude } else { magnitude };
+            let v = self.voxels[corners[k]];
+            // Inside corners count negative, the rest (outside, or inside another phase) positive.
+            let magnitude = f32::from(v.distance.unsigned_abs());
+            e[k] = f32::from_bits(magnitude.to_bits() | (((mask >> k) & 1) as u32) << 31);
             materials[k] = v.material;
-            mask |= usize::from(inside) << k;
         }
 
-        let mut crossing = CROSSING[mask];
-        let mut sum = Vec3::ZERO;
-        let mut count = 0u32;
-        while crossing != 0 {
-            let i = crossing.trailing_zeros() as usize;
-            crossing &= crossing - 1;
-            let (a, b) = EDGES[i];
-            let t = e[a] / (e[a] - e[b]);
-            sum += CORNERS[a] + AXES[i / 4] * t;
-            count += 1;
-        }
+        // Branch-free: all 12 edges at once, four per axis in a Vec4, non-crossing lanes masked.
+        let lo = Vec4::new(e[0], e[1], e[2], e[3]);
+        let hi = Vec4::new(e[4], e[5], e[6], e[7]);
+        let x_from = Vec4::new(e[0], e[2], e[4], e[6]);
+        let x_to = Vec4::new(e[1], e[3], e[5], e[7]);
+        let y_from = Vec4::new(e[0], e[1], e[4], e[5]);
+        let y_to = Vec4::new(e[2], e[3], e[6], e[7]);
+        let (tx, mx) = crossings(x_from, x_to);
+        let (ty, my) = crossings(y_from, y_to);
+        let (tz, mz) = crossings(lo, hi);
+        // Lane offsets of the edges' start corners: x edges start at (0, y, z) with (y, z) =
+        // (0,0) (1,0) (0,1) (1,1); y edges at (x, 0, z) and z edges at (x, y, 0) likewise.
+        const FIRST: Vec4 = Vec4::new(0.0, 1.0, 0.0, 1.0);
+        const SECOND: Vec4 = Vec4::new(0.0, 0.0, 1.0, 1.0);
+        let sum = Vec3::new(
+            tx.element_sum() + my.dot(FIRST) + mz.dot(FIRST),
+            mx.dot(FIRST) + ty.element_sum() + mz.dot(SECOND),
+            mx.dot(SECOND) + my.dot(SECOND) + tz.element_sum(),
+        );
+        let count = (mx + my + mz).element_sum();
         // The cube is mixed (a sign-changing edge of a quad runs through it), so count >= 1.
-        #[allow(clippy::cast_precision_loss)]
-        let s = sum / count.max(1) as f32;
+        let s = sum / count.max(1.0);
+        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
         let cube = g.origin + IVec3::new(cx as i32, cy as i32, cz as i32);
+        #[allow(clippy::cast_possible_truncation)]
         let index = self.out.positions.len() as u32;
         self.out.positions.push(cube.as_vec3() + s);
         if self.normals {
-            self.out.normals.push(normal(&e, mask, s));
+            let gradient = trilinear_gradient([x_to - x_from, y_to - y_from, hi - lo], s);
+            self.out.normals.push(gradient.try_normalize().unwrap_or_else(|| sign_normal(mask, s)));
         }
-        let (dominant, blend) = corner_materials(mask, &materials, self.blend);
+        let (dominant, blend) = corner_materials(mask, u64::from_le_bytes(materials), self.blend);
         self.out.materials.push(dominant);
         if self.blend {
             self.out.blend.push(blend);
@@ -256,38 +248,66 @@ impl Nets<'_> {
     }
 }
 
-/// Gradient of the trilinear interpolation of `e` at `s`, normalized, with the documented fallbacks.
-fn normal(e: &[f32; 8], mask: usize, s: Vec3) -> Vec3 {
-    let g = trilinear_gradient(e, s);
-    if let Some(n) = g.try_normalize() {
-        return n;
-    }
-    // Distances that cancel out (all corners at equal magnitude, say): use the signs alone.
-    let signs = core::array::from_fn(|k| if (mask >> k) & 1 != 0 { -1.0 } else { 1.0 });
-    trilinear_gradient(&signs, s).try_normalize().unwrap_or(Vec3::Y)
+/// Crossing parameter `t` of four edges from `from` to `to`, 0 where the edge does not change
+/// sign, and 1 or 0 per lane for "changes sign". Inside corners are negative, outside ones >= 0,
+/// so a crossing edge never divides by zero; other lanes may, and are masked out.
+#[inline]
+fn crossings(from: Vec4, to: Vec4) -> (Vec4, Vec4) {
+    let crossing = from.cmplt(Vec4::ZERO) ^ to.cmplt(Vec4::ZERO);
+    let t = from / (from - to);
+    (Vec4::select(crossing, t, Vec4::ZERO), Vec4::select(crossing, Vec4::ONE, Vec4::ZERO))
 }
 
-fn trilinear_gradient(e: &[f32; 8], s: Vec3) -> Vec3 {
+/// Gradient at `s` of the trilinear interpolation of the corners, from the corner differences
+/// along x, y and z edges (lanes ordered as in `make_vertex`).
+#[inline]
+fn trilinear_gradient([dx, dy, dz]: [Vec4; 3], s: Vec3) -> Vec3 {
     let n = Vec3::ONE - s;
-    let gx =
-        n.y * n.z * (e[1] - e[0]) + s.y * n.z * (e[3] - e[2]) + n.y * s.z * (e[5] - e[4]) + s.y * s.z * (e[7] - e[6]);
-    let gy =
-        n.x * n.z * (e[2] - e[0]) + s.x * n.z * (e[3] - e[1]) + n.x * s.z * (e[6] - e[4]) + s.x * s.z * (e[7] - e[5]);
-    let gz =
-        n.x * n.y * (e[4] - e[0]) + s.x * n.y * (e[5] - e[1]) + n.x * s.y * (e[6] - e[2]) + s.x * s.y * (e[7] - e[3]);
-    Vec3::new(gx, gy, gz)
+    let (x, y) = (Vec4::new(n.x, s.x, n.x, s.x), Vec4::new(n.y, s.y, n.y, s.y));
+    let (y2, z2) = (Vec4::new(n.y, n.y, s.y, s.y), Vec4::new(n.z, n.z, s.z, s.z));
+    Vec3::new(dx.dot(y * z2), dy.dot(x * z2), dz.dot(x * y2))
 }
+
+/// Where the distance gradient vanishes (corners that cancel out), the gradient of the corners'
+/// inside/outside signs; where that vanishes too, `+Y`.
+#[cold]
+fn sign_normal(mask: usize, s: Vec3) -> Vec3 {
+    let e: [f32; 8] = core::array::from_fn(|k| if (mask >> k) & 1 != 0 { -1.0 } else { 1.0 });
+    let lo = Vec4::new(e[0], e[1], e[2], e[3]);
+    let hi = Vec4::new(e[4], e[5], e[6], e[7]);
+    let dx = Vec4::new(e[1], e[3], e[5], e[7]) - Vec4::new(e[0], e[2], e[4], e[6]);
+    let dy = Vec4::new(e[2], e[3], e[6], e[7]) - Vec4::new(e[0], e[1], e[4], e[5]);
+    trilinear_gradient([dx, dy, hi - lo], s).try_normalize().unwrap_or(Vec3::Y)
+}
+
+/// Each 8-bit corner mask spread to one byte per corner (0xFF where set).
+const BYTE_MASK: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if (m >> k) & 1 != 0 {
+                t[m] |= 0xFF << (8 * k);
+            }
+            k += 1;
+        }
+        m += 1;
+    }
+    t
+};
 
 /// The dominant material of the inside corners and, when asked, the top four with weights.
-fn corner_materials(mask: usize, materials: &[u8; 8], want_blend: bool) -> (u8, VertexBlend) {
-    let first = materials[mask.trailing_zeros() as usize & 7];
-    let uniform = (0..8).all(|k| (mask >> k) & 1 == 0 || materials[k] == first);
-    if uniform {
+fn corner_materials(mask: usize, packed: u64, want_blend: bool) -> (u8, VertexBlend) {
+    #[allow(clippy::cast_possible_truncation)]
+    let first = (packed >> (8 * (mask.trailing_zeros() & 7))) as u8;
+    if (packed ^ (u64::from(first) * 0x0101_0101_0101_0101)) & BYTE_MASK[mask] == 0 {
         return (first, VertexBlend { ids: [first, 0, 0, 0], weights: [255, 0, 0, 0] });
     }
     let mut ids = [0u8; 8];
     let mut counts = [0u32; 8];
     let mut n = 0;
+    let materials = packed.to_le_bytes();
     for k in (0..8).filter(|k| (mask >> k) & 1 != 0) {
         let m = materials[k];
         match ids[..n].iter().position(|&id| id == m) {
@@ -332,17 +352,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn crossing_table_matches_edges() {
-        assert_eq!(CROSSING[0], 0);
-        assert_eq!(CROSSING[255], 0);
-        // Corner 0 alone inside: its three edges cross.
-        assert_eq!(CROSSING[1], (1 << 0) | (1 << 4) | (1 << 8));
-    }
-
-    #[test]
     fn blend_weights_sum_to_255_and_rank() {
         // Corners 0..3 inside: materials 5, 5, 2, 9.
-        let (dominant, blend) = corner_materials(0b1111, &[5, 5, 2, 9, 0, 0, 0, 0], true);
+        let (dominant, blend) = corner_materials(0b1111, u64::from_le_bytes([5, 5, 2, 9, 0, 0, 0, 0]), true);
         assert_eq!(dominant, 5);
         assert_eq!(blend.ids[..3], [5, 2, 9]);
         assert_eq!(blend.weights.iter().map(|&w| u32::from(w)).sum::<u32>(), 255);
@@ -352,12 +364,15 @@ mod tests {
 
     #[test]
     fn vanishing_gradient_has_a_defined_normal() {
-        // All magnitudes equal and a symmetric sign pattern: the distance gradient is zero at the
-        // centre, so the sign gradient decides; a fully symmetric pattern falls back to +Y.
-        let e = [-1.0, 1.0, 1.0, -1.0, 1.0, -1.0, -1.0, 1.0];
-        let n = normal(&e, 0b1001_0110 ^ 0xff, Vec3::splat(0.5));
-        assert_eq!(n, Vec3::Y);
-        let e = [-2.0, 3.0, -2.0, 3.0, -2.0, 3.0, -2.0, 3.0];
-        assert!(normal(&e, 0b0101_0101, Vec3::splat(0.5)).abs_diff_eq(Vec3::X, 1e-6));
+        // A fully symmetric sign pattern: the sign gradient vanishes at the centre too: +Y.
+        assert_eq!(sign_normal(0b0110_1001, Vec3::splat(0.5)), Vec3::Y);
+        // Inside on the x = 0 face: the signs point along +X.
+        assert!(sign_normal(0b0101_0101, Vec3::splat(0.5)).abs_diff_eq(Vec3::X, 1e-6));
+    }
+
+    #[test]
+    fn byte_masks_spread_bits() {
+        assert_eq!(BYTE_MASK[0], 0);
+        assert_eq!(BYTE_MASK[0b1000_0001], 0xFF00_0000_0000_00FF);
     }
 }
