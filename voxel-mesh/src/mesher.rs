@@ -76,6 +76,8 @@ pub struct Mesher {
     pub(crate) rows: Vec<u64>,
     /// Surface Nets: vertex index per cube, two y layers.
     pub(crate) cubes: Vec<u32>,
+    /// Surface Nets: the `cubes` entries set, per layer parity, to reset without a full fill.
+    pub(crate) used: [Vec<u32>; 2],
     /// Blocky: face bits of the slices being merged.
     pub(crate) slices: Vec<u64>,
     /// `inside[m]`: material `m` belongs to the surface being meshed.
@@ -116,7 +118,14 @@ impl Padded {
 impl Mesher {
     /// A mesher with empty scratch; buffers grow to the largest region meshed.
     pub fn new() -> Self {
-        Self { voxels: Vec::new(), rows: Vec::new(), cubes: Vec::new(), slices: Vec::new(), inside: [false; 256] }
+        Self {
+            voxels: Vec::new(),
+            rows: Vec::new(),
+            cubes: Vec::new(),
+            used: [Vec::new(), Vec::new()],
+            slices: Vec::new(),
+            inside: [false; 256],
+        }
     }
 
     /// Checks `region`, reads it with one voxel of padding on every side and packs the inside bits.
@@ -193,13 +202,23 @@ impl Mesher {
 }
 
 /// Packs one bit per voxel (`inside(v)`) into `words` `u64`s per x row of `nx` voxels.
+///
+/// The predicate runs over a byte array first (a loop the compiler vectorizes), then eight flags
+/// at a time become eight bits with one multiply.
 #[inline(always)]
 fn pack_rows(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, inside: impl Fn(Voxel) -> bool) {
+    let mut flags = [0u8; 64];
     for (row, bits) in voxels.chunks_exact(nx).zip(rows.chunks_exact_mut(words)) {
         for (run, out) in row.chunks(64).zip(bits.iter_mut()) {
+            for (f, v) in flags.iter_mut().zip(run) {
+                *f = u8::from(inside(*v));
+            }
+            flags[run.len()..].fill(0);
             let mut b = 0u64;
-            for (i, v) in run.iter().enumerate() {
-                b |= u64::from(inside(*v)) << i;
+            for (k, eight) in flags.chunks_exact(8).enumerate() {
+                let x = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
+                // Byte i holds 0 or 1; the multiply gathers them into the top byte, bit i.
+                b |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
             }
             *out = b;
         }

@@ -53,12 +53,14 @@ impl Mesher {
         let (ncx, ncz) = (g.nx - 1, g.nz - 1);
         self.cubes.clear();
         self.cubes.resize(2 * ncx * ncz, NONE);
+        self.used.iter_mut().for_each(Vec::clear);
         out.begin(ncx * (g.ny - 1) * ncz);
         let mut nets = Nets {
             g,
             voxels: &self.voxels,
             rows: &self.rows,
             cubes: &mut self.cubes,
+            used: &mut self.used,
             layer: ncx * ncz,
             ncx,
             normals: options.normals,
@@ -76,6 +78,7 @@ struct Nets<'a> {
     voxels: &'a [voxel_core::Voxel],
     rows: &'a [u64],
     cubes: &'a mut [u32],
+    used: &'a mut [Vec<u32>; 2],
     layer: usize,
     ncx: usize,
     normals: bool,
@@ -94,11 +97,11 @@ impl Nets<'_> {
         };
         let (own_first, own_last) = (owned(0), owned(words - 1));
         for y in 1..g.ny - 1 {
-            if y >= 2 {
-                // The slot of cube layer y last held layer y - 2.
-                let slot = (y & 1) * self.layer;
-                self.cubes[slot..slot + self.layer].fill(NONE);
+            // The slot of cube layer y last held layer y - 2: reset the entries it set.
+            for &slot in &self.used[y & 1] {
+                self.cubes[slot as usize] = NONE;
             }
+            self.used[y & 1].clear();
             for z in 1..g.nz - 1 {
                 let (r, ry, rz) = (g.row(y, z), g.row(y + 1, z), g.row(y, z + 1));
                 for w in 0..words {
@@ -176,6 +179,8 @@ impl Nets<'_> {
         }
         let v = self.make_vertex(cx, cy, cz);
         self.cubes[slot] = v;
+        #[allow(clippy::cast_possible_truncation)]
+        self.used[cy & 1].push(slot as u32);
         v
     }
 
@@ -196,15 +201,14 @@ impl Nets<'_> {
 
         let (dy, dz) = (g.nx * g.nz, g.nx);
         let base = g.voxel(cx, cy, cz);
-        let corners =
-            [base, base + 1, base + dy, base + dy + 1, base + dz, base + dz + 1, base + dy + dz, base + dy + dz + 1];
+        // One bounds check for the whole cube: every corner offset is below the block's length.
+        let block = &self.voxels[base..base + dy + dz + 2];
+        let corners = [0, 1, dy, dy + 1, dz, dz + 1, dy + dz, dy + dz + 1];
         let mut e = [0f32; 8];
         let mut materials = [0u8; 8];
         for k in 0..8 {
-            let v = self.voxels[corners[k]];
-            // Inside corners count negative, the rest (outside, or inside another phase) positive.
-            let magnitude = f32::from(v.distance.unsigned_abs());
-            e[k] = f32::from_bits(magnitude.to_bits() | (((mask >> k) & 1) as u32) << 31);
+            let v = block[corners[k]];
+            e[k] = EFFECTIVE[((mask >> k) & 1) << 8 | usize::from(v.distance as u8)];
             materials[k] = v.material;
         }
 
@@ -219,15 +223,17 @@ impl Nets<'_> {
         let (ty, my) = crossings(y_from, y_to);
         let (tz, mz) = crossings(lo, hi);
         // Lane offsets of the edges' start corners: x edges start at (0, y, z) with (y, z) =
-        // (0,0) (1,0) (0,1) (1,1); y edges at (x, 0, z) and z edges at (x, y, 0) likewise.
+        // (0,0) (1,0) (0,1) (1,1); y edges at (x, 0, z) and z edges at (x, y, 0) likewise. Each
+        // coordinate sum adds the `t`s of its own axis and the start offsets of the other two.
         const FIRST: Vec4 = Vec4::new(0.0, 1.0, 0.0, 1.0);
         const SECOND: Vec4 = Vec4::new(0.0, 0.0, 1.0, 1.0);
-        let sum = Vec3::new(
-            tx.element_sum() + my.dot(FIRST) + mz.dot(FIRST),
-            mx.dot(FIRST) + ty.element_sum() + mz.dot(SECOND),
-            mx.dot(SECOND) + my.dot(SECOND) + tz.element_sum(),
-        );
-        let count = (mx + my + mz).element_sum();
+        let sums = horizontal_sums([
+            tx + (my + mz) * FIRST,
+            ty + mx * FIRST + mz * SECOND,
+            tz + (mx + my) * SECOND,
+            mx + my + mz,
+        ]);
+        let (sum, count) = (sums.truncate(), sums.w);
         // The cube is mixed (a sign-changing edge of a quad runs through it), so count >= 1.
         let s = sum / count.max(1.0);
         #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
@@ -246,6 +252,31 @@ impl Nets<'_> {
         }
         index
     }
+}
+
+/// Effective distance of a corner as `f32`, indexed by `inside << 8 | distance as u8`: inside
+/// corners negative, every other corner (outside, or inside another phase) positive, each at its
+/// distance's magnitude.
+const EFFECTIVE: [f32; 512] = {
+    let mut t = [0f32; 512];
+    let mut i = 0;
+    while i < 512 {
+        let d = (i & 0xFF) as u8 as i8;
+        let magnitude = d.unsigned_abs() as f32;
+        t[i] = if i >= 256 { -magnitude } else { magnitude };
+        i += 1;
+    }
+    t
+};
+
+/// The four horizontal sums of four vectors, as one vector (a 4x4 transpose and three adds).
+#[inline(always)]
+fn horizontal_sums([a, b, c, d]: [Vec4; 4]) -> Vec4 {
+    let (a, b, c, d) = (a.to_array(), b.to_array(), c.to_array(), d.to_array());
+    Vec4::new(a[0], b[0], c[0], d[0])
+        + Vec4::new(a[1], b[1], c[1], d[1])
+        + Vec4::new(a[2], b[2], c[2], d[2])
+        + Vec4::new(a[3], b[3], c[3], d[3])
 }
 
 /// Crossing parameter `t` of four edges from `from` to `to`, 0 where the edge does not change
