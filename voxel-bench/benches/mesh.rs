@@ -218,7 +218,7 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
     figure(&format!("mesh/blocky/{name}/quads/block-mesh-greedy"), per(greedy_quads), "");
     figure(&format!("mesh/blocky/{name}/quads/block-mesh-visible-faces"), per(unit_quads), "");
 
-    let mut group = c.benchmark_group("mesh/blocky");
+    let mut group = c.benchmark_group("mesh/blocky-greedy");
     group.throughput(Throughput::Elements(cases.len() as u64));
     if cases.len() == 1 {
         group.sample_size(20);
@@ -233,7 +233,7 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
             n
         });
     });
-    group.bench_with_input(BenchmarkId::new("block-mesh-greedy", name), &(), |b, ()| {
+    group.bench_with_input(BenchmarkId::new("block-mesh", name), &(), |b, ()| {
         b.iter(|| {
             let mut n = 0;
             for case in cases {
@@ -243,7 +243,23 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
             n
         });
     });
-    group.bench_with_input(BenchmarkId::new("block-mesh-visible-faces", name), &(), |b, ()| {
+    group.finish();
+    let mut group = c.benchmark_group("mesh/blocky-faces");
+    group.throughput(Throughput::Elements(cases.len() as u64));
+    if cases.len() == 1 {
+        group.sample_size(20);
+    }
+    group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+        b.iter(|| {
+            let mut n = 0;
+            for case in cases {
+                mesher.visible_faces(&case.grid, case.region, &options, &mut mesh).expect("region");
+                n += mesh.quad_count();
+            }
+            n
+        });
+    });
+    group.bench_with_input(BenchmarkId::new("block-mesh", name), &(), |b, ()| {
         b.iter(|| {
             let mut n = 0;
             for case in cases {

@@ -8,8 +8,8 @@ use voxel_core::VoxelBox;
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum MeshError {
-    /// The region (or its one-voxel padding) reaches beyond
-    /// [`MAX_COORDINATE`](crate::MAX_COORDINATE), where `f32` positions stop being exact.
+    /// The region reaches beyond [`MAX_COORDINATE`](crate::MAX_COORDINATE), where `f32` positions
+    /// lose too much of their fraction.
     CoordinateOutOfRange(VoxelBox),
     /// The padded region holds more voxels than [`MAX_MESH_VOLUME`](crate::MAX_MESH_VOLUME).
     RegionTooLarge {

@@ -3,9 +3,10 @@
 //!
 //! Name a region (a chunk); the [`Mesher`] reads it with one voxel of padding, and writes a [`Mesh`]:
 //! shared vertices, normals, the dominant material per vertex (the byte physics needs), optional
-//! splatting weights for four materials, and triangles in quad pairs. Meshes of chunks that tile
-//! space join with no crack and no duplicate quad, and a vertex on a chunk border has the same
-//! position and normal in both chunks, bit for bit.
+//! splatting weights for four materials, and triangles in quad pairs. Surface Nets meshes of
+//! chunks that tile space join with no crack and no duplicate quad, and a vertex on a chunk border
+//! has the same position and normal in both chunks, bit for bit. Blocky meshes tile with no gap
+//! and no duplicate face.
 //!
 //! ```
 //! use glam::{IVec3, Vec3};

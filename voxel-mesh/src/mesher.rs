@@ -7,11 +7,11 @@ use crate::{Mesh, MeshError};
 
 /// Largest coordinate a meshed region may reach, in voxels from the origin on every axis.
 ///
-/// Positions are `f32` world coordinates, exact for integers up to 2^24; a region beyond this
-/// bound is refused instead of meshed with rounded corners. Far from the origin positions keep
-/// less of their fraction (1/8 voxel at 2^20), so engines with very large worlds mesh relative to
-/// a local origin.
-pub const MAX_COORDINATE: i32 = 1 << 23;
+/// Positions are `f32` world coordinates: their fraction shrinks with the distance from the
+/// origin, to 1/8 voxel at this bound (2^20), where Surface Nets vertices visibly snap. A region
+/// beyond it is refused rather than meshed with coarser corners; engines with larger worlds mesh
+/// relative to a local origin (offset the source).
+pub const MAX_COORDINATE: i32 = 1 << 20;
 
 /// Most voxels a padded region may hold (256^3): the mesher's scratch grows with it.
 pub const MAX_MESH_VOLUME: u64 = 1 << 24;
@@ -174,13 +174,21 @@ impl Mesher {
         let (mut any_inside, mut any_outside) = (0u64, 0u64);
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
-        let excluded: Vec<u8> = (0..=255u8).filter(|&m| !self.inside[m as usize]).take(3).collect();
+        let (mut excluded, mut count) = ([0u8; 2], 0);
+        for m in 0..=255u8 {
+            if !self.inside[m as usize] {
+                if count < 2 {
+                    excluded[count] = m;
+                }
+                count += 1;
+            }
+        }
         let words_mask = |w: usize| if w + 1 == words { last_word_mask } else { u64::MAX };
-        match *excluded.as_slice() {
-            [a] | [a, _] if excluded.len() == 1 || excluded[0] == excluded[1] => {
+        match (count, excluded) {
+            (1, [a, _]) => {
                 pack_rows(&self.voxels, &mut self.rows, nx, words, |v| (v.distance < 0) & (v.material != a));
             }
-            [a, b] => {
+            (2, [a, b]) => {
                 pack_rows(&self.voxels, &mut self.rows, nx, words, |v| {
                     (v.distance < 0) & (v.material != a) & (v.material != b)
                 });

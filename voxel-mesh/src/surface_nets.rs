@@ -32,8 +32,9 @@ impl Mesher {
     /// where it vanishes, the gradient of the corners' inside/outside signs; where that vanishes too,
     /// `+Y`. Materials: the dominant material of the cube's inside corners (ties to the lower id).
     ///
-    /// An empty region, a region the source calls uniform, and one with no surface give an empty
-    /// mesh without reading every voxel.
+    /// An empty region and a region the source calls uniform give an empty mesh without reading a
+    /// voxel; a region read whole and found all inside or all outside gives one before any vertex
+    /// work.
     ///
     /// # Errors
     ///
@@ -91,10 +92,7 @@ impl Nets<'_> {
         let g = self.g;
         let words = g.words;
         // Edge origins the region owns: local x in [1, nx - 1).
-        let owned = |w: usize| -> u64 {
-            let lo = w * 64;
-            (0..64).filter(|b| (1..g.nx - 1).contains(&(lo + b))).fold(0, |m, b| m | 1 << b)
-        };
+        let owned = |w: usize| crate::blocky::range_in_word(w, 1, g.nx - 1);
         let (own_first, own_last) = (owned(0), owned(words - 1));
         for y in 1..g.ny - 1 {
             // The slot of cube layer y last held layer y - 2: reset the entries it set.

@@ -90,6 +90,15 @@ proptest! {
             faces_of(&part, &mut parts);
         }
         prop_assert_eq!(&parts, &got);
+
+        // Unmerged: one quad per face, the same faces.
+        let mut unit = Mesh::new();
+        mesher.visible_faces(&field, region, &MeshOptions::default(), &mut unit).unwrap();
+        let mut faces = BTreeMap::new();
+        faces_of(&unit, &mut faces);
+        prop_assert_eq!(unit.quad_count(), faces.len());
+        prop_assert_eq!(&faces, &got);
+        prop_assert!(whole.quad_count() <= unit.quad_count());
     }
 }
 

@@ -307,6 +307,8 @@ fn bad_regions_get_typed_errors_and_leave_the_mesh_empty() {
     let err = mesher.surface_nets(&world, far, &MeshOptions::default(), &mut out).unwrap_err();
     assert!(matches!(err, MeshError::CoordinateOutOfRange(_)));
     assert!(out.is_empty());
+    let inside = VoxelBox::new(IVec3::splat(-MAX_COORDINATE), IVec3::splat(4 - MAX_COORDINATE));
+    mesher.surface_nets(&world, inside, &MeshOptions::default(), &mut out).unwrap();
     let edge = VoxelBox::new(IVec3::splat(MAX_COORDINATE - 4), IVec3::splat(MAX_COORDINATE + 1));
     assert!(matches!(
         mesher.blocky(&world, edge, &MeshOptions::default(), &mut out),

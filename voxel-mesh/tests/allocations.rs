@@ -1,0 +1,70 @@
+//! After warm-up, meshing allocates nothing: the mesher's scratch and the output mesh are reused.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use glam::IVec3;
+use voxel_core::{VoxelBox, VoxelGrid, VoxelSource};
+use voxel_mesh::{Mesh, MeshOptions, Mesher};
+use voxel_store::generate::{self, Terrain};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn meshing_allocates_nothing_after_warm_up() {
+    let world = generate::terrain(&Terrain::new(IVec3::new(96, 64, 96), 9)).unwrap();
+    // Dense copies, so the source's own reads do not count.
+    let chunks: Vec<(VoxelBox, VoxelGrid)> = VoxelBox::new(IVec3::ZERO, IVec3::new(3, 2, 3))
+        .iter()
+        .map(|k| {
+            let chunk = VoxelBox::chunk(k, 32);
+            let mut voxels = Vec::new();
+            world.read_region(chunk.grow(1), &mut voxels).unwrap();
+            let grid = VoxelGrid::from_voxels(chunk.grow(1), voxels).unwrap().with_phases(world.phase_table().clone());
+            (chunk, grid)
+        })
+        .collect();
+    let mut mesher = Mesher::new();
+    let mut mesh = Mesh::new();
+    let options = MeshOptions { blend: true, ..MeshOptions::default() };
+    let mut run = |mesher: &mut Mesher, mesh: &mut Mesh| {
+        let mut quads = 0;
+        for (chunk, grid) in &chunks {
+            mesher.surface_nets(grid, *chunk, &options, mesh).unwrap();
+            quads += mesh.quad_count();
+            mesher.blocky(grid, *chunk, &options, mesh).unwrap();
+            quads += mesh.quad_count();
+        }
+        quads
+    };
+    let warm = run(&mut mesher, &mut mesh);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let again = run(&mut mesher, &mut mesh);
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    assert!(warm > 1000);
+    assert_eq!(warm, again);
+    assert_eq!(allocations, 0, "meshing allocated after warm-up");
+}
