@@ -50,7 +50,7 @@ fn meshing_allocates_nothing_after_warm_up() {
     let mut mesher = Mesher::new();
     let mut mesh = Mesh::new();
     let options = MeshOptions { blend: true, ..MeshOptions::default() };
-    let mut run = |mesher: &mut Mesher, mesh: &mut Mesh| {
+    let run = |mesher: &mut Mesher, mesh: &mut Mesh| {
         let mut quads = 0;
         for (chunk, grid) in &chunks {
             mesher.surface_nets(grid, *chunk, &options, mesh).unwrap();
