@@ -72,6 +72,8 @@ impl MeshOptions {
 pub struct Mesher {
     /// The padded region as read.
     pub(crate) voxels: Vec<Voxel>,
+    /// One byte per voxel, 1 when inside, on the way to `rows`.
+    pub(crate) flags: Vec<u8>,
     /// One bit per voxel, set when inside: `words` `u64`s per x row, rows in (z, y) order.
     pub(crate) rows: Vec<u64>,
     /// Surface Nets: vertex index per cube, two y layers.
@@ -121,6 +123,7 @@ impl Mesher {
         Self {
             voxels: Vec::new(),
             rows: Vec::new(),
+            flags: Vec::new(),
             cubes: Vec::new(),
             used: [Vec::new(), Vec::new()],
             slices: Vec::new(),
@@ -183,24 +186,32 @@ impl Mesher {
                 count += 1;
             }
         }
-        let words_mask = |w: usize| if w + 1 == words { last_word_mask } else { u64::MAX };
         match (count, excluded) {
             (1, [a, _]) => {
-                pack_rows(&self.voxels, &mut self.rows, nx, words, |v| (v.distance < 0) & (v.material != a));
+                pack_rows(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
+                    (v.distance < 0) & (v.material != a)
+                });
             }
             (2, [a, b]) => {
-                pack_rows(&self.voxels, &mut self.rows, nx, words, |v| {
+                pack_rows(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
                     (v.distance < 0) & (v.material != a) & (v.material != b)
                 });
             }
             _ => {
                 let inside = &self.inside;
-                pack_rows(&self.voxels, &mut self.rows, nx, words, |v| (v.distance < 0) & inside[v.material as usize]);
+                pack_rows(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
+                    (v.distance < 0) & inside[v.material as usize]
+                });
             }
         }
-        for (i, &b) in self.rows.iter().enumerate() {
-            any_inside |= b;
-            any_outside |= !b & words_mask(i % words);
+        for row in self.rows.chunks_exact(words) {
+            let (last, full) = row.split_last().unwrap_or((&0, &[]));
+            for &b in full {
+                any_inside |= b;
+                any_outside |= !b;
+            }
+            any_inside |= last;
+            any_outside |= !last & last_word_mask;
         }
         if any_inside == 0 || any_outside == 0 {
             return Ok(None);
@@ -211,19 +222,28 @@ impl Mesher {
 
 /// Packs one bit per voxel (`inside(v)`) into `words` `u64`s per x row of `nx` voxels.
 ///
-/// The predicate runs over a byte array first (a loop the compiler vectorizes), then eight flags
-/// at a time become eight bits with one multiply.
+/// The predicate runs over the whole buffer into one flag byte per voxel first (one long loop the
+/// compiler vectorizes), then eight flags at a time become eight bits with one multiply.
 #[inline(always)]
-fn pack_rows(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, inside: impl Fn(Voxel) -> bool) {
-    let mut flags = [0u8; 64];
-    for (row, bits) in voxels.chunks_exact(nx).zip(rows.chunks_exact_mut(words)) {
-        for (run, out) in row.chunks(64).zip(bits.iter_mut()) {
-            for (f, v) in flags.iter_mut().zip(run) {
-                *f = u8::from(inside(*v));
-            }
-            flags[run.len()..].fill(0);
+fn pack_rows(
+    voxels: &[Voxel],
+    flags: &mut Vec<u8>,
+    rows: &mut [u64],
+    nx: usize,
+    words: usize,
+    inside: impl Fn(Voxel) -> bool,
+) {
+    flags.resize(voxels.len(), 0);
+    for (f, v) in flags.iter_mut().zip(voxels) {
+        *f = u8::from(inside(*v));
+    }
+    let mut run = [0u8; 64];
+    for (row, bits) in flags.chunks_exact(nx).zip(rows.chunks_exact_mut(words)) {
+        for (part, out) in row.chunks(64).zip(bits.iter_mut()) {
+            run[..part.len()].copy_from_slice(part);
+            run[part.len()..].fill(0);
             let mut b = 0u64;
-            for (k, eight) in flags.chunks_exact(8).enumerate() {
+            for (k, eight) in run.chunks_exact(8).enumerate() {
                 let x = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
                 // Byte i holds 0 or 1; the multiply gathers them into the top byte, bit i.
                 b |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);

@@ -69,6 +69,7 @@ impl Mesher {
             out,
         };
         nets.run();
+        normalize_all(&mut out.normals);
         out.finish();
         Ok(())
     }
@@ -186,62 +187,65 @@ impl Nets<'_> {
     fn make_vertex(&mut self, cx: usize, cy: usize, cz: usize) -> u32 {
         let g = self.g;
         // Inside bits of the 8 corners (bit k: corner (k & 1, k >> 1 & 1, k >> 2 & 1)) straight
-        // from the packed rows: two adjacent bits per row, four rows.
-        let (w, b) = (cx / 64, cx % 64);
-        let pair = |y: usize, z: usize| -> usize {
-            let r = g.row(y, z) + w;
-            let low = self.rows[r] >> b;
-            // cx + 1 <= nx - 1, so when bit cx is a word's last, the next word exists.
+        // from the packed rows: two adjacent bits per row, four rows. When bit cx is a word's last,
+        // the next word of the row exists (cx + 1 < nx).
+        let b = cx % 64;
+        let pair = |r: usize| -> usize {
             let high = if b == 63 { self.rows[r + 1] << 1 } else { 0 };
-            ((low | high) & 3) as usize
+            ((self.rows[r] >> b | high) & 3) as usize
         };
-        let mask = pair(cy, cz) | pair(cy + 1, cz) << 2 | pair(cy, cz + 1) << 4 | pair(cy + 1, cz + 1) << 6;
+        let r = g.row(cy, cz) + cx / 64;
+        let (ry, rz) = (g.nz * g.words, g.words);
+        let mask = pair(r) | pair(r + ry) << 2 | pair(r + rz) << 4 | pair(r + ry + rz) << 6;
 
         let (dy, dz) = (g.nx * g.nz, g.nx);
         let base = g.voxel(cx, cy, cz);
         // One bounds check for the whole cube: every corner offset is below the block's length.
         let block = &self.voxels[base..base + dy + dz + 2];
-        let corners = [0, 1, dy, dy + 1, dz, dz + 1, dy + dz, dy + dz + 1];
+        // Corners with x = 0, then x = 1, each in (y, z) order (0,0) (1,0) (0,1) (1,1).
+        let order = [0, 2, 4, 6, 1, 3, 5, 7];
+        let offsets = [0, dy, dz, dy + dz, 1, dy + 1, dz + 1, dy + dz + 1];
         let mut e = [0f32; 8];
         let mut materials = [0u8; 8];
-        for k in 0..8 {
-            let v = block[corners[k]];
-            e[k] = EFFECTIVE[((mask >> k) & 1) << 8 | usize::from(v.distance as u8)];
-            materials[k] = v.material;
+        for i in 0..8 {
+            let v = block[offsets[i]];
+            e[i] = EFFECTIVE[((mask >> order[i]) & 1) << 8 | usize::from(v.distance as u8)];
+            materials[order[i]] = v.material;
         }
 
         // Branch-free: all 12 edges at once, four per axis in a Vec4, non-crossing lanes masked.
-        let lo = Vec4::new(e[0], e[1], e[2], e[3]);
-        let hi = Vec4::new(e[4], e[5], e[6], e[7]);
-        let x_from = Vec4::new(e[0], e[2], e[4], e[6]);
-        let x_to = Vec4::new(e[1], e[3], e[5], e[7]);
-        let y_from = Vec4::new(e[0], e[1], e[4], e[5]);
-        let y_to = Vec4::new(e[2], e[3], e[6], e[7]);
+        let x0 = Vec4::new(e[0], e[1], e[2], e[3]);
+        let x1 = Vec4::new(e[4], e[5], e[6], e[7]);
+        let [x_from, x_to, y_from, y_to, z_from, z_to] = edge_ends(x0, x1);
         let (tx, mx) = crossings(x_from, x_to);
         let (ty, my) = crossings(y_from, y_to);
-        let (tz, mz) = crossings(lo, hi);
-        // Lane offsets of the edges' start corners: x edges start at (0, y, z) with (y, z) =
-        // (0,0) (1,0) (0,1) (1,1); y edges at (x, 0, z) and z edges at (x, y, 0) likewise. Each
-        // coordinate sum adds the `t`s of its own axis and the start offsets of the other two.
+        let (tz, mz) = crossings(z_from, z_to);
+        // Lane offsets of the edges' start corners: x edges start at (0, y, z) with (y, z) in
+        // FIRST, SECOND; y edges at (x, 0, z) with x in SECOND, z in FIRST; z edges at (x, y, 0)
+        // with x in SECOND, y in FIRST. Each coordinate sum adds the `t`s of its own axis and the
+        // start offsets of the other two.
         const FIRST: Vec4 = Vec4::new(0.0, 1.0, 0.0, 1.0);
         const SECOND: Vec4 = Vec4::new(0.0, 0.0, 1.0, 1.0);
         let sums = horizontal_sums([
-            tx + (my + mz) * FIRST,
-            ty + mx * FIRST + mz * SECOND,
-            tz + (mx + my) * SECOND,
+            tx + (my + mz) * SECOND,
+            ty + (mx + mz) * FIRST,
+            tz + mx * SECOND + my * FIRST,
             mx + my + mz,
         ]);
-        let (sum, count) = (sums.truncate(), sums.w);
-        // The cube is mixed (a sign-changing edge of a quad runs through it), so count >= 1.
-        let s = sum / count.max(1.0);
+        // The mean, with 1 / (number of crossing edges) from a table indexed by the corner mask:
+        // known early, it keeps a division off the vertex's dependency chain.
+        let s = sums.truncate() * INV_CROSSINGS[mask];
         #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
         let cube = g.origin + IVec3::new(cx as i32, cy as i32, cz as i32);
         #[allow(clippy::cast_possible_truncation)]
         let index = self.out.positions.len() as u32;
         self.out.positions.push(cube.as_vec3() + s);
         if self.normals {
-            let gradient = trilinear_gradient([x_to - x_from, y_to - y_from, hi - lo], s);
-            self.out.normals.push(gradient.try_normalize().unwrap_or_else(|| sign_normal(mask, s)));
+            // Normalized in one pass at the end (`normalize_all`), where the square roots and
+            // divisions of many vertices overlap instead of lengthening this one's chain.
+            let gradient = trilinear_gradient([x_to - x_from, y_to - y_from, z_to - z_from], s);
+            let vanishing = !(gradient.length_squared() >= MIN_GRADIENT_SQUARED);
+            self.out.normals.push(if vanishing { sign_normal(mask, s) } else { gradient });
         }
         let (dominant, blend) = corner_materials(mask, u64::from_le_bytes(materials), self.blend);
         self.out.materials.push(dominant);
@@ -251,6 +255,42 @@ impl Nets<'_> {
         index
     }
 }
+
+/// Below this squared length a gradient counts as vanishing (its direction is noise).
+const MIN_GRADIENT_SQUARED: f32 = 1e-12;
+
+/// Normalizes the raw gradients left by `make_vertex`; each is at least `MIN_GRADIENT_SQUARED`
+/// long or already a unit fallback, so the division is safe.
+fn normalize_all(normals: &mut [Vec3]) {
+    for n in normals {
+        *n *= n.length_squared().sqrt().recip();
+    }
+}
+
+/// 1 / (number of cube edges whose ends differ), per 8-bit corner mask (0 for uniform masks).
+const INV_CROSSINGS: [f32; 256] = {
+    let mut t = [0f32; 256];
+    let mut mask = 1;
+    while mask < 255 {
+        let mut count = 0;
+        let mut k = 0;
+        while k < 8 {
+            // Each corner's edges to its three neighbours (k ^ 1, k ^ 2, k ^ 4), counted once.
+            let mut axis = 1;
+            while axis < 8 {
+                let other = k ^ axis;
+                if k < other && ((mask >> k) & 1) != ((mask >> other) & 1) {
+                    count += 1;
+                }
+                axis <<= 1;
+            }
+            k += 1;
+        }
+        t[mask] = 1.0 / count as f32;
+        mask += 1;
+    }
+    t
+};
 
 /// Effective distance of a corner as `f32`, indexed by `inside << 8 | distance as u8`: inside
 /// corners negative, every other corner (outside, or inside another phase) positive, each at its
@@ -287,26 +327,41 @@ fn crossings(from: Vec4, to: Vec4) -> (Vec4, Vec4) {
     (Vec4::select(crossing, t, Vec4::ZERO), Vec4::select(crossing, Vec4::ONE, Vec4::ZERO))
 }
 
+/// The start and end corners of the x, y and z edges, four each, from the corners with x = 0
+/// and x = 1 (both in (y, z) order (0,0) (1,0) (0,1) (1,1)). Lanes: x edges by (y, z) as given;
+/// y edges by (x, z) in order (0,0) (0,1) (1,0) (1,1); z edges by (x, y) in that order.
+#[inline(always)]
+fn edge_ends(x0: Vec4, x1: Vec4) -> [Vec4; 6] {
+    [
+        x0,
+        x1,
+        Vec4::new(x0.x, x0.z, x1.x, x1.z),
+        Vec4::new(x0.y, x0.w, x1.y, x1.w),
+        Vec4::new(x0.x, x0.y, x1.x, x1.y),
+        Vec4::new(x0.z, x0.w, x1.z, x1.w),
+    ]
+}
+
 /// Gradient at `s` of the trilinear interpolation of the corners, from the corner differences
-/// along x, y and z edges (lanes ordered as in `make_vertex`).
+/// along x, y and z edges in the lane orders of [`edge_ends`].
 #[inline]
 fn trilinear_gradient([dx, dy, dz]: [Vec4; 3], s: Vec3) -> Vec3 {
     let n = Vec3::ONE - s;
-    let (x, y) = (Vec4::new(n.x, s.x, n.x, s.x), Vec4::new(n.y, s.y, n.y, s.y));
-    let (y2, z2) = (Vec4::new(n.y, n.y, s.y, s.y), Vec4::new(n.z, n.z, s.z, s.z));
-    Vec3::new(dx.dot(y * z2), dy.dot(x * z2), dz.dot(x * y2))
+    let x = Vec4::new(n.x, n.x, s.x, s.x);
+    let (y, y2) = (Vec4::new(n.y, s.y, n.y, s.y), Vec4::new(n.y, n.y, s.y, s.y));
+    let (z, z2) = (Vec4::new(n.z, s.z, n.z, s.z), Vec4::new(n.z, n.z, s.z, s.z));
+    Vec3::new(dx.dot(y * z2), dy.dot(x * z), dz.dot(x * y))
 }
 
 /// Where the distance gradient vanishes (corners that cancel out), the gradient of the corners'
 /// inside/outside signs; where that vanishes too, `+Y`.
 #[cold]
 fn sign_normal(mask: usize, s: Vec3) -> Vec3 {
-    let e: [f32; 8] = core::array::from_fn(|k| if (mask >> k) & 1 != 0 { -1.0 } else { 1.0 });
-    let lo = Vec4::new(e[0], e[1], e[2], e[3]);
-    let hi = Vec4::new(e[4], e[5], e[6], e[7]);
-    let dx = Vec4::new(e[1], e[3], e[5], e[7]) - Vec4::new(e[0], e[2], e[4], e[6]);
-    let dy = Vec4::new(e[2], e[3], e[6], e[7]) - Vec4::new(e[0], e[1], e[4], e[5]);
-    trilinear_gradient([dx, dy, hi - lo], s).try_normalize().unwrap_or(Vec3::Y)
+    let sign = |k: usize| if (mask >> k) & 1 != 0 { -1.0 } else { 1.0 };
+    let [x_from, x_to, y_from, y_to, z_from, z_to] =
+        edge_ends(Vec4::new(sign(0), sign(2), sign(4), sign(6)), Vec4::new(sign(1), sign(3), sign(5), sign(7)));
+    let g = trilinear_gradient([x_to - x_from, y_to - y_from, z_to - z_from], s);
+    if g.length_squared() >= MIN_GRADIENT_SQUARED { g.normalize() } else { Vec3::Y }
 }
 
 /// Each 8-bit corner mask spread to one byte per corner (0xFF where set).
@@ -397,6 +452,15 @@ mod tests {
         assert_eq!(sign_normal(0b0110_1001, Vec3::splat(0.5)), Vec3::Y);
         // Inside on the x = 0 face: the signs point along +X.
         assert!(sign_normal(0b0101_0101, Vec3::splat(0.5)).abs_diff_eq(Vec3::X, 1e-6));
+    }
+
+    #[test]
+    fn crossing_counts() {
+        assert_eq!(INV_CROSSINGS[0], 0.0);
+        // Corner 0 alone inside: its three edges cross.
+        assert_eq!(INV_CROSSINGS[1], 1.0 / 3.0);
+        // The x = 0 face inside: the four x edges cross.
+        assert_eq!(INV_CROSSINGS[0b0101_0101], 0.25);
     }
 
     #[test]
