@@ -348,7 +348,7 @@ fn edge_ends(x0: Vec4, x1: Vec4) -> [Vec4; 6] {
 fn trilinear_gradient([dx, dy, dz]: [Vec4; 3], s: Vec3) -> Vec3 {
     let n = Vec3::ONE - s;
     let x = Vec4::new(n.x, n.x, s.x, s.x);
-    let (y, y2) = (Vec4::new(n.y, s.y, n.y, s.y), Vec4::new(n.y, n.y, s.y, s.y));
+    let y = Vec4::new(n.y, s.y, n.y, s.y);
     let (z, z2) = (Vec4::new(n.z, s.z, n.z, s.z), Vec4::new(n.z, n.z, s.z, s.z));
     Vec3::new(dx.dot(y * z2), dy.dot(x * z), dz.dot(x * y))
 }
