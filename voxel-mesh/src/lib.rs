@@ -38,6 +38,7 @@ mod blocky;
 mod error;
 mod mesh;
 mod mesher;
+mod pack;
 mod surface_nets;
 
 pub use error::MeshError;

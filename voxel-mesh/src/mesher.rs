@@ -3,7 +3,7 @@
 use glam::IVec3;
 use voxel_core::{Phase, RegionHint, Voxel, VoxelBox, VoxelSource};
 
-use crate::{Mesh, MeshError};
+use crate::{Mesh, MeshError, pack};
 
 /// Largest coordinate a meshed region may reach, in voxels from the origin on every axis.
 ///
@@ -187,19 +187,11 @@ impl Mesher {
             }
         }
         match (count, excluded) {
-            (1, [a, _]) => {
-                pack_rows(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
-                    (v.distance < 0) & (v.material != a)
-                });
-            }
-            (2, [a, b]) => {
-                pack_rows(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
-                    (v.distance < 0) & (v.material != a) & (v.material != b)
-                });
-            }
+            (1, [a, _]) => pack::pack_excluding(&self.voxels, &mut self.rows, nx, words, a, a),
+            (2, [a, b]) => pack::pack_excluding(&self.voxels, &mut self.rows, nx, words, a, b),
             _ => {
                 let inside = &self.inside;
-                pack_rows(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
+                pack::pack_with(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
                     (v.distance < 0) & inside[v.material as usize]
                 });
             }
@@ -217,38 +209,5 @@ impl Mesher {
             return Ok(None);
         }
         Ok(Some(grid))
-    }
-}
-
-/// Packs one bit per voxel (`inside(v)`) into `words` `u64`s per x row of `nx` voxels.
-///
-/// The predicate runs over the whole buffer into one flag byte per voxel first (one long loop the
-/// compiler vectorizes), then eight flags at a time become eight bits with one multiply.
-#[inline(always)]
-fn pack_rows(
-    voxels: &[Voxel],
-    flags: &mut Vec<u8>,
-    rows: &mut [u64],
-    nx: usize,
-    words: usize,
-    inside: impl Fn(Voxel) -> bool,
-) {
-    flags.resize(voxels.len(), 0);
-    for (f, v) in flags.iter_mut().zip(voxels) {
-        *f = u8::from(inside(*v));
-    }
-    let mut run = [0u8; 64];
-    for (row, bits) in flags.chunks_exact(nx).zip(rows.chunks_exact_mut(words)) {
-        for (part, out) in row.chunks(64).zip(bits.iter_mut()) {
-            run[..part.len()].copy_from_slice(part);
-            run[part.len()..].fill(0);
-            let mut b = 0u64;
-            for (k, eight) in run.chunks_exact(8).enumerate() {
-                let x = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
-                // Byte i holds 0 or 1; the multiply gathers them into the top byte, bit i.
-                b |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
-            }
-            *out = b;
-        }
     }
 }
