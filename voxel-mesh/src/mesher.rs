@@ -80,6 +80,10 @@ pub struct Mesher {
     pub(crate) cubes: Vec<u32>,
     /// Surface Nets: the `cubes` entries set, per layer parity, to reset without a full fill.
     pub(crate) used: [Vec<u32>; 2],
+    /// Surface Nets: oriented quads waiting for their diagonal split.
+    pub(crate) quads: Vec<[u32; 4]>,
+    /// Surface Nets: the cubes whose vertices were handed out, in id order.
+    pub(crate) pending: Vec<[u32; 3]>,
     /// Blocky: face bits of the slices being merged.
     pub(crate) slices: Vec<u64>,
     /// `inside[m]`: material `m` belongs to the surface being meshed.
@@ -126,6 +130,8 @@ impl Mesher {
             flags: Vec::new(),
             cubes: Vec::new(),
             used: [Vec::new(), Vec::new()],
+            quads: Vec::new(),
+            pending: Vec::new(),
             slices: Vec::new(),
             inside: [false; 256],
         }

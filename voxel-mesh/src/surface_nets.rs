@@ -55,6 +55,8 @@ impl Mesher {
         self.cubes.clear();
         self.cubes.resize(2 * ncx * ncz, NONE);
         self.used.iter_mut().for_each(Vec::clear);
+        self.quads.clear();
+        self.pending.clear();
         out.begin(ncx * (g.ny - 1) * ncz);
         let mut nets = Nets {
             g,
@@ -62,6 +64,8 @@ impl Mesher {
             rows: &self.rows,
             cubes: &mut self.cubes,
             used: &mut self.used,
+            quads: &mut self.quads,
+            pending: &mut self.pending,
             layer: ncx * ncz,
             ncx,
             normals: options.normals,
@@ -69,6 +73,8 @@ impl Mesher {
             out,
         };
         nets.run();
+        nets.make_vertices();
+        split_quads(&self.quads, out);
         normalize_all(&mut out.normals);
         out.finish();
         Ok(())
@@ -81,6 +87,8 @@ struct Nets<'a> {
     rows: &'a [u64],
     cubes: &'a mut [u32],
     used: &'a mut [Vec<u32>; 2],
+    quads: &'a mut Vec<[u32; 4]>,
+    pending: &'a mut Vec<[u32; 3]>,
     layer: usize,
     ncx: usize,
     normals: bool,
@@ -155,20 +163,15 @@ impl Nets<'_> {
 
     /// Emits a quad given counter-clockwise seen from the edge's positive end; `origin_inside`
     /// says the edge leaves the solid there, so the front faces +axis; otherwise it is reversed.
+    /// The split waits for `split_quads`, so this loop never waits on a vertex it just made.
     #[inline]
     fn quad(&mut self, q: [u32; 4], origin_inside: bool) {
-        let [a, b, c, d] = if origin_inside { q } else { [q[0], q[3], q[2], q[1]] };
-        let p = &self.out.positions;
-        let (pa, pb, pc, pd) = (p[a as usize], p[b as usize], p[c as usize], p[d as usize]);
-        // Split along the shorter diagonal: the two triangles stay closer to the surface.
-        if pa.distance_squared(pc) <= pb.distance_squared(pd) {
-            self.out.push_quad([a, b, c, d]);
-        } else {
-            self.out.push_quad([b, c, d, a]);
-        }
+        self.quads.push(if origin_inside { q } else { [q[0], q[3], q[2], q[1]] });
     }
 
-    /// The vertex of cube `(cx, cy, cz)` (local min corner), computed on first use.
+    /// The vertex id of cube `(cx, cy, cz)` (local min corner), given on first use; the vertex
+    /// itself is made later by `make_vertices`, in a loop of independent iterations that the CPU
+    /// overlaps, instead of here in the middle of the edge scan.
     #[inline(always)]
     fn vertex(&mut self, cx: usize, cy: usize, cz: usize) -> u32 {
         let slot = (cy & 1) * self.layer + cx + self.ncx * cz;
@@ -176,15 +179,27 @@ impl Nets<'_> {
         if v != NONE {
             return v;
         }
-        let v = self.make_vertex(cx, cy, cz);
+        #[allow(clippy::cast_possible_truncation)]
+        let v = self.pending.len() as u32;
+        // Local coordinates are below MAX_MESH_VOLUME (2^24).
+        #[allow(clippy::cast_possible_truncation)]
+        self.pending.push([cx as u32, cy as u32, cz as u32]);
         self.cubes[slot] = v;
         #[allow(clippy::cast_possible_truncation)]
         self.used[cy & 1].push(slot as u32);
         v
     }
 
-    #[inline(never)]
-    fn make_vertex(&mut self, cx: usize, cy: usize, cz: usize) -> u32 {
+    /// Makes the vertices `vertex` handed out, in id order.
+    fn make_vertices(&mut self) {
+        for i in 0..self.pending.len() {
+            let [cx, cy, cz] = self.pending[i];
+            self.make_vertex(cx as usize, cy as usize, cz as usize);
+        }
+    }
+
+    #[inline(always)]
+    fn make_vertex(&mut self, cx: usize, cy: usize, cz: usize) {
         let g = self.g;
         // Inside bits of the 8 corners (bit k: corner (k & 1, k >> 1 & 1, k >> 2 & 1)) straight
         // from the packed rows: two adjacent bits per row, four rows. When bit cx is a word's last,
@@ -237,8 +252,6 @@ impl Nets<'_> {
         let s = sums.truncate() * INV_CROSSINGS[mask];
         #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
         let cube = g.origin + IVec3::new(cx as i32, cy as i32, cz as i32);
-        #[allow(clippy::cast_possible_truncation)]
-        let index = self.out.positions.len() as u32;
         self.out.positions.push(cube.as_vec3() + s);
         if self.normals {
             // Normalized in one pass at the end (`normalize_all`), where the square roots and
@@ -252,7 +265,20 @@ impl Nets<'_> {
         if self.blend {
             self.out.blend.push(blend);
         }
-        index
+    }
+}
+
+/// Appends the quads to `out`, each split along its shorter diagonal (the two triangles stay
+/// closer to the surface), the quad rotated so the split runs from its corner 0 to its corner 2.
+fn split_quads(quads: &[[u32; 4]], out: &mut Mesh) {
+    for &[a, b, c, d] in quads {
+        let p = &out.positions;
+        let (pa, pb, pc, pd) = (p[a as usize], p[b as usize], p[c as usize], p[d as usize]);
+        if pa.distance_squared(pc) <= pb.distance_squared(pd) {
+            out.push_quad([a, b, c, d]);
+        } else {
+            out.push_quad([b, c, d, a]);
+        }
     }
 }
 
