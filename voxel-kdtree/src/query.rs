@@ -1,0 +1,302 @@
+//! Queries, as seed `000_ce04cac11e01e96d.txt` describes them ("Loose kD tree: queries"): stackless
+//! traversal over a scratch buffer sized by the tree depth, box queries that descend into the
+//! children whose half-space the box reaches, and segment-tree ray traversal that clips `[tmin,
+//! tmax]` at the two planes of each branch, near child first, with early termination.
+
+use voxel_core::{Aabb, Ray, TriangleSource};
+
+use crate::intersect::{Sheared, triangle_overlaps_aabb, triangle_projected};
+use crate::{KdTree, Node};
+
+/// Relative widening of every segment bound, in units of the coordinates involved: 64 `f32`
+/// epsilons. A plane distance `(s - o) / d` is off by about one epsilon of `(|s| + |o|) / |d|`,
+/// and the watertight test's `t` by a few of the same; widening by more keeps the traversal from
+/// pruning a node whose primitive gives the closest computed hit (the seed's "slightly expand the
+/// segment on each branch").
+const WIDEN: f32 = 64.0 * f32::EPSILON;
+
+/// Reusable traversal buffers; a query reserves them for the tree's depth, so after the first
+/// query on a tree (or after [`Scratch::for_tree`]) queries do not allocate.
+///
+/// One scratch serves any number of trees, one query at a time.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    nodes: Vec<u32>,
+    segments: Vec<Segment>,
+}
+
+/// A node to visit and the part of the ray inside its volume.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    node: u32,
+    t_min: f32,
+    t_max: f32,
+}
+
+impl Scratch {
+    /// Empty buffers (they grow on the first query).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Buffers already sized for `tree`'s depth.
+    pub fn for_tree(tree: &KdTree) -> Self {
+        let mut s = Self::new();
+        s.reserve(tree.depth());
+        s
+    }
+
+    /// A traversal pops one entry and pushes at most two per level, so `depth + 1` entries hold
+    /// any traversal.
+    #[inline]
+    fn reserve(&mut self, depth: u32) {
+        let need = depth as usize + 2;
+        self.nodes.clear();
+        self.segments.clear();
+        self.nodes.reserve(need);
+        self.segments.reserve(need);
+    }
+}
+
+/// A ray hit: where along the ray, and on which triangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The ray parameter: the hit point is `ray.origin + t * ray.dir`.
+    pub t: f32,
+    /// The triangle's index in the source.
+    pub triangle: u32,
+}
+
+impl RayHit {
+    /// Orders hits by `t`, then by triangle: the closest hit, ties to the lower index.
+    #[inline]
+    pub(crate) fn before(&self, other: &RayHit) -> bool {
+        self.t < other.t || (self.t == other.t && self.triangle < other.triangle)
+    }
+}
+
+impl KdTree {
+    /// The triangles whose leaves' volumes overlap `query` (closed boxes: touching counts), in
+    /// traversal order, written to `out` (cleared first). A superset of the triangles whose
+    /// bounding boxes overlap `query`; filter with [`triangle_overlaps_aabb`] or call
+    /// [`KdTree::query_aabb_exact`] for the exact set. An empty or NaN box gives nothing.
+    ///
+    /// The source is not needed: the candidates come from the tree alone.
+    pub fn query_aabb(&self, query: &Aabb, scratch: &mut Scratch, out: &mut Vec<u32>) {
+        out.clear();
+        self.walk_aabb(query, scratch, |id| out.push(id));
+    }
+
+    /// The triangles of `source` that overlap `query` (exact separating-axis test), in traversal
+    /// order, written to `out` (cleared first). `source` must be the one the tree was built from;
+    /// another source with a different triangle count gets nothing.
+    pub fn query_aabb_exact<S: TriangleSource + ?Sized>(
+        &self,
+        source: &S,
+        query: &Aabb,
+        scratch: &mut Scratch,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        if !self.matches(source) || !query.is_valid() {
+            return;
+        }
+        self.walk_aabb(query, scratch, |id| {
+            if triangle_overlaps_aabb(source.triangle_positions(id), query) {
+                out.push(id);
+            }
+        });
+    }
+
+    /// The closest hit of `ray` with a triangle of `source` at `t` in `[0, t_max]` (ties to the
+    /// lower triangle index), or `None`. Degenerate rays, NaN or negative `t_max` and a source
+    /// other than the tree's (different triangle count) give `None`.
+    pub fn cast_ray<S: TriangleSource + ?Sized>(
+        &self,
+        source: &S,
+        ray: &Ray,
+        t_max: f32,
+        scratch: &mut Scratch,
+    ) -> Option<RayHit> {
+        if !self.matches(source) {
+            return None;
+        }
+        let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
+        self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
+            let [a, b, c] = source.triangle_positions(id);
+            if let Some(t) = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff) {
+                let hit = RayHit { t, triangle: id };
+                if hit.before(&best) {
+                    best = hit;
+                    *cutoff = t;
+                }
+            }
+            false
+        });
+        (best.triangle != u32::MAX).then_some(best)
+    }
+
+    /// True when `ray` hits any triangle of `source` at `t` in `[0, t_max]`; stops at the first
+    /// hit found. Same rules for bad input as [`KdTree::cast_ray`].
+    pub fn any_hit<S: TriangleSource + ?Sized>(
+        &self,
+        source: &S,
+        ray: &Ray,
+        t_max: f32,
+        scratch: &mut Scratch,
+    ) -> bool {
+        if !self.matches(source) {
+            return false;
+        }
+        let mut found = false;
+        self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
+            let [a, b, c] = source.triangle_positions(id);
+            found = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff).is_some();
+            found
+        });
+        found
+    }
+
+    /// Every hit of `ray` with the triangles of `source` at `t` in `[0, t_max]`, sorted by `t`
+    /// then triangle, written to `out` (cleared first). Same rules for bad input as
+    /// [`KdTree::cast_ray`].
+    pub fn all_hits<S: TriangleSource + ?Sized>(
+        &self,
+        source: &S,
+        ray: &Ray,
+        t_max: f32,
+        scratch: &mut Scratch,
+        out: &mut Vec<RayHit>,
+    ) {
+        out.clear();
+        if !self.matches(source) {
+            return;
+        }
+        self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
+            let [a, b, c] = source.triangle_positions(id);
+            if let Some(t) = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff) {
+                out.push(RayHit { t, triangle: id });
+            }
+            false
+        });
+        out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    }
+
+    /// True when `source` can be the one this tree was built over.
+    #[inline]
+    pub(crate) fn matches<S: TriangleSource + ?Sized>(&self, source: &S) -> bool {
+        source.triangle_count() == self.source_primitives
+    }
+
+    /// Calls `visit` for every primitive of the leaves whose volumes overlap `query`.
+    pub(crate) fn walk_aabb(&self, query: &Aabb, scratch: &mut Scratch, mut visit: impl FnMut(u32)) {
+        // `overlaps` is false for empty and NaN boxes, and rejects boxes outside the tree early.
+        if self.nodes.is_empty() || !query.overlaps(&self.bounds) {
+            return;
+        }
+        let (lo, hi) = (query.min.to_array(), query.max.to_array());
+        scratch.reserve(self.depth);
+        let stack = &mut scratch.nodes;
+        stack.push(0);
+        while let Some(index) = stack.pop() {
+            let node = self.node(index);
+            if node.is_leaf() {
+                let (ids, count) = node.ids();
+                for &id in &ids[..count] {
+                    visit(id);
+                }
+                continue;
+            }
+            let (left, right) = node.planes();
+            let (axis, first) = (node.axis(), node.index());
+            if right <= hi[axis] {
+                stack.push(first + 1);
+            }
+            if left >= lo[axis] {
+                stack.push(first);
+            }
+        }
+    }
+
+    /// The segment traversal. `visit(shear, primitive, cutoff)` tests one primitive; it may lower
+    /// `cutoff` (nodes whose segment starts beyond it are skipped) and returns `true` to stop.
+    pub(crate) fn walk_ray(
+        &self,
+        ray: &Ray,
+        t_max: f32,
+        scratch: &mut Scratch,
+        mut visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
+    ) {
+        if self.nodes.is_empty() || !ray.is_valid() || !(t_max >= 0.0) {
+            return;
+        }
+        let Some((enter, exit)) = self.bounds.intersect_ray(ray, 0.0, t_max) else { return };
+        let shear = Sheared::new(ray);
+        let (origin, inv) = (ray.origin.to_array(), ray.inv_dir.to_array());
+        // The root's entry moves back by the widening at the scale of the tree's coordinates.
+        let scale = self.bounds.min.abs().max(self.bounds.max.abs()).max_element() + ray.origin.abs().max_element();
+        let enter = (enter - WIDEN * (enter.abs() + scale / ray.dir.abs().max_element())).max(0.0);
+        let mut cutoff = t_max;
+        scratch.reserve(self.depth);
+        let stack = &mut scratch.segments;
+        stack.push(Segment { node: 0, t_min: enter, t_max: exit });
+        while let Some(seg) = stack.pop() {
+            // Strict, so a node starting exactly at the best hit is still visited for ties.
+            if seg.t_min > cutoff {
+                continue;
+            }
+            let node = self.node(seg.node);
+            if node.is_leaf() {
+                let (ids, count) = node.ids();
+                for &id in &ids[..count] {
+                    if visit(&shear, id, &mut cutoff) {
+                        return;
+                    }
+                }
+                continue;
+            }
+            let (left, right) = node.planes();
+            let (axis, first) = (node.axis(), node.index());
+            let (o, inv) = (origin[axis], inv[axis]);
+            if inv.is_infinite() {
+                // Parallel to the planes: a child holds the whole segment or none of it.
+                if o >= right {
+                    stack.push(Segment { node: first + 1, ..seg });
+                }
+                if o <= left {
+                    stack.push(Segment { node: first, ..seg });
+                }
+                continue;
+            }
+            let pad = WIDEN * (left.abs().max(right.abs()) + o.abs()) * inv.abs();
+            let t_left = (left - o) * inv;
+            let t_right = (right - o) * inv;
+            if inv > 0.0 {
+                // Left (coordinate <= left plane) comes first along the ray: t <= t_left; the
+                // right child is t >= t_right. Push the far child first, so the near one pops
+                // first.
+                if t_right - pad <= seg.t_max {
+                    stack.push(Segment { node: first + 1, t_min: seg.t_min.max(t_right - pad), t_max: seg.t_max });
+                }
+                if t_left + pad >= seg.t_min {
+                    stack.push(Segment { node: first, t_min: seg.t_min, t_max: seg.t_max.min(t_left + pad) });
+                }
+            } else {
+                // Going down the axis: the right child comes first, t <= t_right; left is t >= t_left.
+                if t_left - pad <= seg.t_max {
+                    stack.push(Segment { node: first, t_min: seg.t_min.max(t_left - pad), t_max: seg.t_max });
+                }
+                if t_right + pad >= seg.t_min {
+                    stack.push(Segment { node: first + 1, t_min: seg.t_min, t_max: seg.t_max.min(t_right + pad) });
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn node(&self, index: u32) -> Node {
+        // Child indices come from the builder and are in range; `get` keeps a corrupted index
+        // from panicking (it reads as an empty leaf).
+        self.nodes.get(index as usize).copied().unwrap_or(Node::EMPTY_LEAF)
+    }
+}

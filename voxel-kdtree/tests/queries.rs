@@ -1,0 +1,385 @@
+//! Every query against brute force over all triangles: random soups (with repeated, degenerate
+//! and non-finite triangles), height fields (shared edges, planes on integer coordinates), and
+//! rays along axes, through vertices, from inside the bounds and parallel to split planes.
+
+use glam::Vec3;
+use proptest::prelude::*;
+use voxel_core::{Aabb, IndexedMesh, Ray, TriangleSource};
+use voxel_kdtree::{
+    BoxResults, KdTree, NodeKind, QuadTree, RayHit, Scratch, depth_bound, ray_triangle, triangle_is_usable,
+    triangle_overlaps_aabb,
+};
+
+/// A small deterministic generator (tests must not depend on a crate's random stream changing).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() & 0xFF_FFFF) as f32 / (1 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn point(&mut self, b: &Aabb) -> Vec3 {
+        Vec3::new(self.range(b.min.x, b.max.x), self.range(b.min.y, b.max.y), self.range(b.min.z, b.max.z))
+    }
+    fn dir(&mut self) -> Vec3 {
+        loop {
+            let d = Vec3::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0));
+            if d.length() > 0.1 {
+                return d;
+            }
+        }
+    }
+}
+
+/// A soup over a shared vertex pool, with some repeated, degenerate and non-finite triangles.
+fn soup(seed: u64, triangles: usize) -> IndexedMesh {
+    let mut r = Rng(seed);
+    let extent = Aabb::new(Vec3::splat(-10.0), Vec3::splat(10.0));
+    let vertex_count = (triangles * 3 / 2).max(3);
+    let mut positions: Vec<Vec3> = (0..vertex_count)
+        .map(|_| {
+            let mut p = r.point(&extent);
+            // Snap some coordinates to integers, so planes and rays line up exactly.
+            if r.below(3) == 0 {
+                p = p.round();
+            }
+            p
+        })
+        .collect();
+    positions.push(Vec3::new(f32::NAN, 0.0, 0.0));
+    positions.push(Vec3::new(0.0, f32::INFINITY, 0.0));
+    let n = positions.len() as u32;
+    let mut tris = Vec::with_capacity(triangles);
+    for i in 0..triangles {
+        // Local triangles: pick a vertex and two neighbours in the pool, so sizes vary.
+        let a = r.below(vertex_count) as u32;
+        let mut t =
+            [a, (a + 1 + r.below(4) as u32) % vertex_count as u32, (a + 2 + r.below(7) as u32) % vertex_count as u32];
+        match i % 17 {
+            3 => t[2] = t[1],                   // degenerate: repeated corner
+            7 => t[0] = n - 1 - (i as u32 % 2), // non-finite corner
+            11 if i > 0 => t = tris[i - 1],     // duplicate
+            _ => {}
+        }
+        tris.push(t);
+    }
+    IndexedMesh::new(positions, tris).unwrap()
+}
+
+/// A height field on the integer grid, as quads split [q0, q1, q2] + [q0, q2, q3].
+fn height_field(seed: u64, n: usize) -> IndexedMesh {
+    let mut r = Rng(seed);
+    let mut positions = Vec::new();
+    for z in 0..=n {
+        for x in 0..=n {
+            let h = if r.below(4) == 0 { 0.0 } else { r.below(3) as f32 * 0.5 };
+            positions.push(Vec3::new(x as f32, h, z as f32));
+        }
+    }
+    let id = |x: usize, z: usize| (z * (n + 1) + x) as u32;
+    let mut tris = Vec::new();
+    for z in 0..n {
+        for x in 0..n {
+            let q = [id(x, z), id(x, z + 1), id(x + 1, z + 1), id(x + 1, z)];
+            tris.push([q[0], q[1], q[2]]);
+            tris.push([q[0], q[2], q[3]]);
+        }
+    }
+    IndexedMesh::new(positions, tris).unwrap()
+}
+
+fn usable(mesh: &IndexedMesh) -> impl Iterator<Item = (u32, [Vec3; 3])> + '_ {
+    (0..mesh.triangle_count() as u32).map(|t| (t, mesh.triangle_positions(t))).filter(|(_, p)| triangle_is_usable(*p))
+}
+
+fn brute_closest(mesh: &IndexedMesh, ray: &Ray, t_max: f32) -> Option<RayHit> {
+    let mut best: Option<RayHit> = None;
+    for (id, tri) in usable(mesh) {
+        if let Some(t) = ray_triangle(ray, tri, t_max) {
+            if best.is_none_or(|b| t < b.t || (t == b.t && id < b.triangle)) {
+                best = Some(RayHit { t, triangle: id });
+            }
+        }
+    }
+    best
+}
+
+fn brute_all(mesh: &IndexedMesh, ray: &Ray, t_max: f32) -> Vec<RayHit> {
+    let mut all: Vec<RayHit> = usable(mesh)
+        .filter_map(|(id, tri)| ray_triangle(ray, tri, t_max).map(|t| RayHit { t, triangle: id }))
+        .collect();
+    all.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    all
+}
+
+/// Rays of every kind the issue lists, around `bounds`.
+fn rays(mesh: &IndexedMesh, seed: u64, count: usize) -> Vec<Ray> {
+    let mut r = Rng(seed);
+    let b = mesh.aabb();
+    let b = if b.is_valid() { b } else { Aabb::new(Vec3::ZERO, Vec3::ONE) };
+    let around = b.grow(b.size().max_element() * 0.5 + 1.0);
+    let finite: Vec<Vec3> = mesh.positions().iter().copied().filter(|p| p.is_finite()).collect();
+    let axes = [Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z];
+    (0..count)
+        .map(|i| {
+            let inside = r.point(&b);
+            let outside = r.point(&around);
+            match i % 6 {
+                0 => Ray::new(outside, r.dir()),
+                1 => Ray::new(inside, r.dir()),
+                2 => Ray::new(if r.below(2) == 0 { inside } else { outside.round() }, axes[r.below(6)]),
+                3 if !finite.is_empty() => {
+                    let v = finite[r.below(finite.len())];
+                    Ray::new(outside, v - outside)
+                }
+                4 => {
+                    // Parallel to one axis' planes.
+                    let mut d = r.dir();
+                    d[r.below(3)] = 0.0;
+                    Ray::new(if r.below(2) == 0 { inside } else { outside }, d)
+                }
+                _ => Ray::new(inside.round(), r.dir()),
+            }
+        })
+        .collect()
+}
+
+fn boxes(mesh: &IndexedMesh, seed: u64, count: usize) -> Vec<Aabb> {
+    let mut r = Rng(seed);
+    let b = mesh.aabb();
+    let b = if b.is_valid() { b.grow(1.0) } else { Aabb::new(Vec3::ZERO, Vec3::ONE) };
+    (0..count)
+        .map(|i| {
+            let c = r.point(&b);
+            let h = Vec3::new(r.range(0.0, 2.0), r.range(0.0, 2.0), r.range(0.0, 2.0));
+            match i % 5 {
+                0 => Aabb::new(c.round(), c.round() + h.round()),
+                1 => Aabb::new(c, c), // a point
+                _ => Aabb::new(c - h, c + h),
+            }
+        })
+        .collect()
+}
+
+/// The checks every mesh goes through.
+fn check(mesh: &IndexedMesh, seed: u64) {
+    let tree = KdTree::build(mesh).unwrap();
+    let usable_count = usable(mesh).count();
+    assert_eq!(tree.len(), usable_count);
+    assert_eq!(tree.skipped(), mesh.triangle_count() - usable_count);
+    assert!(tree.depth() <= depth_bound(tree.len()), "depth {} over bound", tree.depth());
+    check_structure(&tree, mesh);
+
+    let mut scratch = Scratch::new();
+    let mut found = Vec::new();
+    let mut all = Vec::new();
+    for (i, ray) in rays(mesh, seed, 60).iter().enumerate() {
+        let t_max = if i % 7 == 0 { 3.0 } else { f32::INFINITY };
+        let expect = brute_closest(mesh, ray, t_max);
+        assert_eq!(tree.cast_ray(mesh, ray, t_max, &mut scratch), expect, "ray {ray:?}");
+        assert_eq!(tree.any_hit(mesh, ray, t_max, &mut scratch), expect.is_some(), "any-hit {ray:?}");
+        tree.all_hits(mesh, ray, t_max, &mut scratch, &mut all);
+        assert_eq!(all, brute_all(mesh, ray, t_max), "all-hits {ray:?}");
+    }
+    for query in boxes(mesh, seed ^ 1, 40) {
+        tree.query_aabb(&query, &mut scratch, &mut found);
+        let mut candidates = found.clone();
+        candidates.sort_unstable();
+        assert!(candidates.windows(2).all(|w| w[0] < w[1]), "a triangle reported twice");
+        for (id, tri) in usable(mesh) {
+            if Aabb::from_points(tri).overlaps(&query) {
+                assert!(candidates.binary_search(&id).is_ok(), "candidate {id} missing for {query:?}");
+            }
+        }
+        tree.query_aabb_exact(mesh, &query, &mut scratch, &mut found);
+        found.sort_unstable();
+        let expect: Vec<u32> =
+            usable(mesh).filter(|(_, t)| triangle_overlaps_aabb(*t, &query)).map(|(id, _)| id).collect();
+        assert_eq!(found, expect, "exact {query:?}");
+    }
+}
+
+/// Every triangle lies in its leaf's volume as the planes recover it, and appears once.
+fn check_structure(tree: &KdTree, mesh: &IndexedMesh) {
+    let mut seen = vec![0u32; mesh.triangle_count()];
+    if tree.nodes().is_empty() {
+        assert_eq!(tree.len(), 0);
+        return;
+    }
+    let mut stack = vec![(0u32, tree.bounds())];
+    while let Some((i, volume)) = stack.pop() {
+        match tree.nodes()[i as usize].kind() {
+            NodeKind::Leaf { count, ids } => {
+                assert!((1..=2).contains(&count));
+                for &id in &ids[..count] {
+                    seen[id as usize] += 1;
+                    for p in mesh.triangle_positions(id) {
+                        assert!(volume.contains_point(p), "triangle {id} outside its leaf");
+                    }
+                }
+            }
+            NodeKind::Branch { axis, planes, first_child } => {
+                let (mut left, mut right) = (volume, volume);
+                left.max[axis] = left.max[axis].min(planes[0]);
+                right.min[axis] = right.min[axis].max(planes[1]);
+                stack.push((first_child, left));
+                stack.push((first_child + 1, right));
+            }
+        }
+    }
+    for (id, tri) in usable(mesh) {
+        assert_eq!(seen[id as usize], 1, "triangle {id} {tri:?}");
+    }
+    assert_eq!(seen.iter().sum::<u32>() as usize, tree.len());
+}
+
+/// The quad tree answers as the triangle tree does.
+fn check_quads(mesh: &IndexedMesh, seed: u64) {
+    let tree = KdTree::build(mesh).unwrap();
+    let quads = QuadTree::build(mesh).unwrap();
+    assert_eq!(quads.skipped(), tree.skipped());
+    let mut scratch = Scratch::new();
+    for ray in rays(mesh, seed, 60) {
+        assert_eq!(quads.cast_ray(mesh, &ray, 1e6, &mut scratch), brute_closest(mesh, &ray, 1e6), "{ray:?}");
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for query in boxes(mesh, seed, 30) {
+        quads.query_aabb_exact(mesh, &query, &mut scratch, &mut a);
+        tree.query_aabb_exact(mesh, &query, &mut scratch, &mut b);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+    }
+}
+
+/// Batch queries give the serial answers in input order.
+fn check_batches(mesh: &IndexedMesh, seed: u64) {
+    let tree = KdTree::build(mesh).unwrap();
+    let mut scratch = Scratch::new();
+    let rays = rays(mesh, seed, 300);
+    let mut hits = Vec::new();
+    tree.cast_rays(mesh, &rays, 50.0, &mut hits);
+    let serial: Vec<_> = rays.iter().map(|r| tree.cast_ray(mesh, r, 50.0, &mut scratch)).collect();
+    assert_eq!(hits, serial);
+    let mut any = Vec::new();
+    tree.any_hits(mesh, &rays, 50.0, &mut any);
+    assert_eq!(any, serial.iter().map(Option::is_some).collect::<Vec<_>>());
+
+    let boxes = boxes(mesh, seed, 300);
+    let mut results = BoxResults::new();
+    tree.query_aabbs(&boxes, &mut results);
+    assert_eq!(results.len(), boxes.len());
+    let mut found = Vec::new();
+    for (i, b) in boxes.iter().enumerate() {
+        tree.query_aabb(b, &mut scratch, &mut found);
+        assert_eq!(results.get(i), &found[..]);
+    }
+    tree.query_aabbs_exact(mesh, &boxes, &mut results);
+    for (i, b) in boxes.iter().enumerate() {
+        tree.query_aabb_exact(mesh, b, &mut scratch, &mut found);
+        assert_eq!(results.get(i), &found[..]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn soups_equal_brute_force(seed in any::<u64>(), n in 0usize..400) {
+        check(&soup(seed, n), seed);
+    }
+
+    #[test]
+    fn height_fields_equal_brute_force(seed in any::<u64>(), n in 1usize..14) {
+        let mesh = height_field(seed, n);
+        check(&mesh, seed);
+        check_quads(&mesh, seed);
+    }
+
+    #[test]
+    fn batches_equal_serial(seed in any::<u64>(), n in 0usize..300) {
+        check_batches(&soup(seed, n), seed);
+    }
+}
+
+#[test]
+fn empty_and_all_degenerate_meshes() {
+    let empty = IndexedMesh::new(Vec::new(), Vec::new()).unwrap();
+    let tree = KdTree::build(&empty).unwrap();
+    assert!(tree.is_empty() && tree.nodes().is_empty());
+    let mut s = Scratch::new();
+    assert_eq!(tree.cast_ray(&empty, &Ray::new(Vec3::ZERO, Vec3::X), 1.0, &mut s), None);
+    let flat = IndexedMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::X * 2.0], vec![[0, 1, 2], [0, 0, 0]]).unwrap();
+    let tree = KdTree::build(&flat).unwrap();
+    assert_eq!((tree.len(), tree.skipped()), (0, 2));
+    let mut out = vec![7];
+    tree.query_aabb(&Aabb::new(Vec3::splat(-9.0), Vec3::splat(9.0)), &mut s, &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn bad_rays_and_boxes_hit_nothing() {
+    let mesh = height_field(3, 6);
+    let tree = KdTree::build(&mesh).unwrap();
+    let mut s = Scratch::new();
+    let good = Ray::new(Vec3::new(2.5, 5.0, 2.5), Vec3::NEG_Y);
+    assert!(tree.cast_ray(&mesh, &good, 100.0, &mut s).is_some());
+    for t_max in [f32::NAN, -1.0] {
+        assert!(tree.cast_ray(&mesh, &good, t_max, &mut s).is_none());
+    }
+    for ray in [
+        Ray::new(Vec3::new(2.5, 5.0, 2.5), Vec3::ZERO),
+        Ray::new(Vec3::new(f32::NAN, 5.0, 2.5), Vec3::NEG_Y),
+        Ray::new(Vec3::new(2.5, 5.0, 2.5), Vec3::new(0.0, f32::NEG_INFINITY, 0.0)),
+    ] {
+        assert!(tree.cast_ray(&mesh, &ray, 100.0, &mut s).is_none());
+        assert!(!tree.any_hit(&mesh, &ray, 100.0, &mut s));
+    }
+    let mut out = Vec::new();
+    for b in [Aabb::EMPTY, Aabb::new(Vec3::splat(f32::NAN), Vec3::ONE), Aabb::new(Vec3::ONE, Vec3::ZERO)] {
+        tree.query_aabb(&b, &mut s, &mut out);
+        assert!(out.is_empty());
+        tree.query_aabb_exact(&mesh, &b, &mut s, &mut out);
+        assert!(out.is_empty());
+    }
+    // Another source (different triangle count) gets nothing rather than a panic.
+    let other = height_field(3, 2);
+    assert!(tree.cast_ray(&other, &good, 100.0, &mut s).is_none());
+}
+
+#[test]
+fn not_quads_is_an_error() {
+    let mesh = IndexedMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::Z, Vec3::ONE], vec![[0, 1, 2], [1, 2, 3]]).unwrap();
+    assert!(matches!(QuadTree::build(&mesh), Err(voxel_kdtree::KdTreeError::NotQuads { triangle: 1 })));
+    let odd = IndexedMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::Z], vec![[0, 1, 2]]).unwrap();
+    assert!(QuadTree::build(&odd).is_err());
+}
+
+#[test]
+fn deep_degenerate_distributions_stay_within_the_depth_bound() {
+    // Many triangles with one midpoint (a fan of slivers) and geometric sizes: the 25% fallback
+    // must keep the depth bounded.
+    let mut positions = vec![Vec3::ZERO];
+    let mut tris = Vec::new();
+    for i in 0..2000u32 {
+        let s = 1.0 + i as f32;
+        let k = 1.5f32.powi((i % 60) as i32);
+        let base = positions.len() as u32;
+        positions.extend([Vec3::new(s, 0.0, 1.0), Vec3::new(-s, 0.0, -1.0), Vec3::new(k, k, 0.0)]);
+        tris.push([0, base, base + 1]);
+        tris.push([0, base, base + 2]);
+    }
+    let mesh = IndexedMesh::new(positions, tris).unwrap();
+    let tree = KdTree::build(&mesh).unwrap();
+    assert!(tree.depth() <= depth_bound(tree.len()));
+    check(&mesh, 5);
+}
