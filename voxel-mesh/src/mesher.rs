@@ -183,19 +183,9 @@ impl Mesher {
         let (mut any_inside, mut any_outside) = (0u64, 0u64);
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
-        let (mut excluded, mut count) = ([0u8; 2], 0);
-        for m in 0..=255u8 {
-            if !self.inside[m as usize] {
-                if count < 2 {
-                    excluded[count] = m;
-                }
-                count += 1;
-            }
-        }
-        match (count, excluded) {
-            (1, [a, _]) => pack::pack_excluding(&self.voxels, &mut self.rows, nx, words, a, a),
-            (2, [a, b]) => pack::pack_excluding(&self.voxels, &mut self.rows, nx, words, a, b),
-            _ => {
+        match pack::MaterialSet::from_table(&self.inside) {
+            Some(set) => pack::pack_set(&self.voxels, &mut self.rows, nx, words, set),
+            None => {
                 let inside = &self.inside;
                 pack::pack_with(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
                     (v.distance < 0) & inside[v.material as usize]

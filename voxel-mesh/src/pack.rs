@@ -7,18 +7,53 @@
 
 use voxel_core::Voxel;
 
+/// Which materials count as inside, in the shape the fast path takes: a range of material ids
+/// without up to two exceptions. Most phase tables have it (air 0, then solids, maybe water).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MaterialSet {
+    /// First material of the range.
+    pub(crate) lo: u8,
+    /// Last material of the range (inclusive).
+    pub(crate) hi: u8,
+    /// Materials inside the range that are not in the set; `None` slots match nothing.
+    pub(crate) except: [Option<u8>; 2],
+}
+
+impl MaterialSet {
+    /// The set `inside[m]` describes, when it has the fast path's shape and is not empty.
+    pub(crate) fn from_table(inside: &[bool; 256]) -> Option<MaterialSet> {
+        let lo = inside.iter().position(|&i| i)?;
+        let hi = inside.iter().rposition(|&i| i)?;
+        let mut except = [None; 2];
+        let mut count = 0;
+        for m in lo..=hi {
+            if !inside[m] {
+                *except.get_mut(count)? = Some(m as u8);
+                count += 1;
+            }
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        Some(MaterialSet { lo: lo as u8, hi: hi as u8, except })
+    }
+
+    #[inline]
+    fn contains(&self, m: u8) -> bool {
+        (self.lo..=self.hi).contains(&m) && self.except[0] != Some(m) && self.except[1] != Some(m)
+    }
+}
+
 /// Sets `rows` (`words` `u64`s per x row of `nx` voxels) to one bit per voxel: distance negative
-/// and material neither `a` nor `b`.
-pub(crate) fn pack_excluding(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, a: u8, b: u8) {
+/// and material in `set`.
+pub(crate) fn pack_set(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, set: MaterialSet) {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE2 is part of the x86_64 baseline, enabled on every x86_64 target.
-        unsafe { sse2::pack_excluding(voxels, rows, nx, words, a, b) };
+        unsafe { sse2::pack_set(voxels, rows, nx, words, set) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let mut flags = Vec::new();
-        pack_with(voxels, &mut flags, rows, nx, words, |v| (v.distance < 0) & (v.material != a) & (v.material != b));
+        pack_with(voxels, &mut flags, rows, nx, words, |v| (v.distance < 0) & set.contains(v.material));
     }
 }
 
@@ -56,10 +91,11 @@ pub(crate) fn pack_with(
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use core::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16,
-        _mm_set1_epi8, _mm_slli_epi16, _mm_srai_epi16, _mm_srli_epi16,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_slli_epi16, _mm_srai_epi16, _mm_srli_epi16, _mm_sub_epi8,
     };
 
+    use super::MaterialSet;
     use voxel_core::Voxel;
 
     /// The voxels as bytes: distance, material, distance, material, ...
@@ -70,39 +106,65 @@ mod sse2 {
         unsafe { std::slice::from_raw_parts(voxels.as_ptr().cast::<u8>(), 2 * voxels.len()) }
     }
 
+    /// The set as byte vectors: range start, range length, and per exception its value and an
+    /// enable mask (all ones when the slot is used).
+    struct Lanes {
+        lo: __m128i,
+        span: __m128i,
+        a: __m128i,
+        a_on: __m128i,
+        b: __m128i,
+        b_on: __m128i,
+    }
+
     /// Inside bits of the 16 voxels in `bytes`.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn sixteen(bytes: &[u8; 32], a: __m128i, b: __m128i) -> u64 {
+    fn sixteen(bytes: &[u8; 32], set: &Lanes) -> u64 {
         // SAFETY: both loads read 16 bytes inside the borrowed 32-byte array (unaligned loads).
         let (lo, hi) = unsafe {
             (_mm_loadu_si128(bytes.as_ptr().cast()), _mm_loadu_si128(bytes.as_ptr().add(16).cast::<__m128i>()))
         };
         // Distances sit in the low byte of each 16-bit lane, materials in the high byte.
-        let distances =
-            _mm_packs_epi16(_mm_srai_epi16(_mm_slli_epi16(lo, 8), 8), _mm_srai_epi16(_mm_slli_epi16(hi, 8), 8));
+        let distances = _mm_packs_epi16(_mm_srai_epi16(_mm_slli_epi16(lo, 8), 8), _mm_srai_epi16(_mm_slli_epi16(hi, 8), 8));
         let materials = _mm_packus_epi16(_mm_srli_epi16(lo, 8), _mm_srli_epi16(hi, 8));
-        let excluded = _mm_or_si128(_mm_cmpeq_epi8(materials, a), _mm_cmpeq_epi8(materials, b));
+        // m - lo <= hi - lo, unsigned: min(m - lo, span) == m - lo.
+        let offset = _mm_sub_epi8(materials, set.lo);
+        let in_range = _mm_cmpeq_epi8(_mm_min_epu8(offset, set.span), offset);
+        let excluded = _mm_or_si128(
+            _mm_and_si128(_mm_cmpeq_epi8(materials, set.a), set.a_on),
+            _mm_and_si128(_mm_cmpeq_epi8(materials, set.b), set.b_on),
+        );
         let negative = _mm_movemask_epi8(distances) as u32;
+        let in_range = _mm_movemask_epi8(in_range) as u32;
         let excluded = _mm_movemask_epi8(excluded) as u32;
-        u64::from(negative & !excluded)
+        u64::from(negative & in_range & !excluded)
     }
 
     #[target_feature(enable = "sse2")]
-    pub(super) fn pack_excluding(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, a: u8, b: u8) {
+    pub(super) fn pack_set(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, set: MaterialSet) {
         let bytes = voxel_bytes(voxels);
-        let (va, vb) = (_mm_set1_epi8(a as i8), _mm_set1_epi8(b as i8));
+        let byte = |v: u8| _mm_set1_epi8(v as i8);
+        let on = |slot: Option<u8>| _mm_set1_epi8(if slot.is_some() { -1 } else { 0 });
+        let lanes = Lanes {
+            lo: byte(set.lo),
+            span: byte(set.hi - set.lo),
+            a: byte(set.except[0].unwrap_or(0)),
+            a_on: on(set.except[0]),
+            b: byte(set.except[1].unwrap_or(0)),
+            b_on: on(set.except[1]),
+        };
         for (row, bits) in bytes.chunks_exact(2 * nx).zip(rows.chunks_exact_mut(words)) {
             bits.fill(0);
             let mut groups = row.chunks_exact(32);
             let mut x = 0;
             for group in &mut groups {
                 // x is a multiple of 16, so the 16 bits never straddle two words.
-                bits[x / 64] |= sixteen(group.try_into().unwrap_or(&[0; 32]), va, vb) << (x % 64);
+                bits[x / 64] |= sixteen(group.try_into().unwrap_or(&[0; 32]), &lanes) << (x % 64);
                 x += 16;
             }
             for pair in groups.remainder().chunks_exact(2) {
-                let inside = (pair[0] as i8) < 0 && pair[1] != a && pair[1] != b;
+                let inside = (pair[0] as i8) < 0 && set.contains(pair[1]);
                 bits[x / 64] |= u64::from(inside) << (x % 64);
                 x += 1;
             }
@@ -117,6 +179,18 @@ mod tests {
     /// The SIMD path and the portable one agree on every row length around the 16 and 64 voxel
     /// steps, on every byte value of distance and material.
     #[test]
+    fn material_sets_from_tables() {
+        let table = |f: fn(usize) -> bool| -> [bool; 256] { core::array::from_fn(f) };
+        assert_eq!(MaterialSet::from_table(&table(|_| false)), None);
+        assert_eq!(
+            MaterialSet::from_table(&table(|m| m != 0 && m != 4)),
+            Some(MaterialSet { lo: 1, hi: 255, except: [Some(4), None] })
+        );
+        // Three holes: not the fast path's shape.
+        assert_eq!(MaterialSet::from_table(&table(|m| m % 2 == 0 && m < 8)), None);
+    }
+
+    #[test]
     fn fast_path_equals_portable_path() {
         let mut seed = 0x1234_5678_9abc_def0_u64;
         for nx in [1usize, 2, 15, 16, 17, 31, 33, 34, 63, 64, 65, 66, 130] {
@@ -130,14 +204,18 @@ mod tests {
                     Voxel::new(bytes[0] as i8, bytes[1] % 6)
                 })
                 .collect();
-            for (a, b) in [(0, 0), (0, 4), (5, 2)] {
+            let tables: [&dyn Fn(u8) -> bool; 5] =
+                [&|m| m != 0, &|m| m != 0 && m != 4, &|m| (1..=3).contains(&m), &|m| m == 4, &|m| m == 2 || m == 5];
+            for table in tables {
+                let inside: [bool; 256] = core::array::from_fn(|m| table(m as u8));
+                let set = MaterialSet::from_table(&inside).expect("fast-path shape");
                 let mut fast = vec![u64::MAX; words * rows_count];
                 let mut slow = vec![0; words * rows_count];
-                pack_excluding(&voxels, &mut fast, nx, words, a, b);
+                pack_set(&voxels, &mut fast, nx, words, set);
                 pack_with(&voxels, &mut Vec::new(), &mut slow, nx, words, |v| {
-                    (v.distance < 0) & (v.material != a) & (v.material != b)
+                    (v.distance < 0) & inside[v.material as usize]
                 });
-                assert_eq!(fast, slow, "nx {nx}, excluded {a} {b}");
+                assert_eq!(fast, slow, "nx {nx}, set {set:?}");
             }
         }
     }
