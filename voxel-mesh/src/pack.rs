@@ -26,11 +26,9 @@ impl MaterialSet {
         let hi = inside.iter().rposition(|&i| i)?;
         let mut except = [None; 2];
         let mut count = 0;
-        for m in lo..=hi {
-            if !inside[m] {
-                *except.get_mut(count)? = Some(m as u8);
-                count += 1;
-            }
+        for (m, _) in inside.iter().enumerate().take(hi + 1).skip(lo).filter(|(_, i)| !**i) {
+            *except.get_mut(count)? = Some(m as u8);
+            count += 1;
         }
         #[allow(clippy::cast_possible_truncation)]
         Some(MaterialSet { lo: lo as u8, hi: hi as u8, except })
