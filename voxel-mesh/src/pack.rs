@@ -25,10 +25,9 @@ impl MaterialSet {
         let lo = inside.iter().position(|&i| i)?;
         let hi = inside.iter().rposition(|&i| i)?;
         let mut except = [None; 2];
-        let mut count = 0;
-        for (m, _) in inside.iter().enumerate().take(hi + 1).skip(lo).filter(|(_, i)| !**i) {
-            *except.get_mut(count)? = Some(m as u8);
-            count += 1;
+        let holes = inside.iter().enumerate().take(hi + 1).skip(lo).filter(|(_, i)| !**i);
+        for (slot, (m, _)) in holes.enumerate() {
+            *except.get_mut(slot)? = Some(m as u8);
         }
         #[allow(clippy::cast_possible_truncation)]
         Some(MaterialSet { lo: lo as u8, hi: hi as u8, except })
