@@ -271,14 +271,12 @@ impl Nets<'_> {
 /// Appends the quads to `out`, each split along its shorter diagonal (the two triangles stay
 /// closer to the surface), the quad rotated so the split runs from its corner 0 to its corner 2.
 fn split_quads(quads: &[[u32; 4]], out: &mut Mesh) {
-    for &[a, b, c, d] in quads {
+    for &q in quads {
         let p = &out.positions;
-        let (pa, pb, pc, pd) = (p[a as usize], p[b as usize], p[c as usize], p[d as usize]);
-        if pa.distance_squared(pc) <= pb.distance_squared(pd) {
-            out.push_quad([a, b, c, d]);
-        } else {
-            out.push_quad([b, c, d, a]);
-        }
+        let [pa, pb, pc, pd] = q.map(|i| p[i as usize]);
+        // Branch-free: which diagonal wins is a coin toss the predictor cannot learn.
+        let r = usize::from(pa.distance_squared(pc) > pb.distance_squared(pd));
+        out.push_quad([q[r], q[r + 1], q[r + 2], q[(r + 3) & 3]]);
     }
 }
 
