@@ -123,7 +123,8 @@ mod sse2 {
             (_mm_loadu_si128(bytes.as_ptr().cast()), _mm_loadu_si128(bytes.as_ptr().add(16).cast::<__m128i>()))
         };
         // Distances sit in the low byte of each 16-bit lane, materials in the high byte.
-        let distances = _mm_packs_epi16(_mm_srai_epi16(_mm_slli_epi16(lo, 8), 8), _mm_srai_epi16(_mm_slli_epi16(hi, 8), 8));
+        let distances =
+            _mm_packs_epi16(_mm_srai_epi16(_mm_slli_epi16(lo, 8), 8), _mm_srai_epi16(_mm_slli_epi16(hi, 8), 8));
         let materials = _mm_packus_epi16(_mm_srli_epi16(lo, 8), _mm_srli_epi16(hi, 8));
         // m - lo <= hi - lo, unsigned: min(m - lo, span) == m - lo.
         let offset = _mm_sub_epi8(materials, set.lo);

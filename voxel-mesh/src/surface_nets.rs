@@ -192,14 +192,23 @@ impl Nets<'_> {
 
     /// Makes the vertices `vertex` handed out, in id order.
     fn make_vertices(&mut self) {
-        for i in 0..self.pending.len() {
-            let [cx, cy, cz] = self.pending[i];
-            self.make_vertex(cx as usize, cy as usize, cz as usize);
+        // Four vertices per step, one per Vec4 lane: every edge and every gradient term is one
+        // vector operation for all four, with no shuffles or horizontal sums. Lanes compute
+        // independently, so a cube's vertex is the same bits whatever lane or chunk it lands in.
+        let mut batch = Batch::default();
+        for (i, &[cx, cy, cz]) in self.pending.iter().enumerate() {
+            let lane = i % 4;
+            self.load_corners(cx as usize, cy as usize, cz as usize, lane, &mut batch);
+            if lane == 3 || i + 1 == self.pending.len() {
+                finish_batch(&batch, lane + 1, self.g.origin, self.normals, self.blend, self.out);
+            }
         }
     }
 
+    /// Fills lane `lane` of `batch` with cube `(cx, cy, cz)`: its corners' effective distances,
+    /// inside mask, materials and position.
     #[inline(always)]
-    fn make_vertex(&mut self, cx: usize, cy: usize, cz: usize) {
+    fn load_corners(&self, cx: usize, cy: usize, cz: usize, lane: usize, batch: &mut Batch) {
         let g = self.g;
         // Inside bits of the 8 corners (bit k: corner (k & 1, k >> 1 & 1, k >> 2 & 1)) straight
         // from the packed rows: two adjacent bits per row, four rows. When bit cx is a word's last,
@@ -217,53 +226,80 @@ impl Nets<'_> {
         let base = g.voxel(cx, cy, cz);
         // One bounds check for the whole cube: every corner offset is below the block's length.
         let block = &self.voxels[base..base + dy + dz + 2];
-        // Corners with x = 0, then x = 1, each in (y, z) order (0,0) (1,0) (0,1) (1,1).
-        let order = [0, 2, 4, 6, 1, 3, 5, 7];
-        let offsets = [0, dy, dz, dy + dz, 1, dy + 1, dz + 1, dy + dz + 1];
-        let mut e = [0f32; 8];
+        let offsets = [0, 1, dy, dy + 1, dz, dz + 1, dy + dz, dy + dz + 1];
         let mut materials = [0u8; 8];
-        for i in 0..8 {
-            let v = block[offsets[i]];
-            e[i] = EFFECTIVE[((mask >> order[i]) & 1) << 8 | usize::from(v.distance as u8)];
-            materials[order[i]] = v.material;
+        for k in 0..8 {
+            let v = block[offsets[k]];
+            batch.e[k][lane] = EFFECTIVE[((mask >> k) & 1) << 8 | usize::from(v.distance as u8)];
+            materials[k] = v.material;
         }
-
-        // Branch-free: all 12 edges at once, four per axis in a Vec4, non-crossing lanes masked.
-        let x0 = Vec4::new(e[0], e[1], e[2], e[3]);
-        let x1 = Vec4::new(e[4], e[5], e[6], e[7]);
-        let [x_from, x_to, y_from, y_to, z_from, z_to] = edge_ends(x0, x1);
-        let (tx, mx) = crossings(x_from, x_to);
-        let (ty, my) = crossings(y_from, y_to);
-        let (tz, mz) = crossings(z_from, z_to);
-        // Lane offsets of the edges' start corners: x edges start at (0, y, z) with (y, z) in
-        // FIRST, SECOND; y edges at (x, 0, z) with x in SECOND, z in FIRST; z edges at (x, y, 0)
-        // with x in SECOND, y in FIRST. Each coordinate sum adds the `t`s of its own axis and the
-        // start offsets of the other two.
-        const FIRST: Vec4 = Vec4::new(0.0, 1.0, 0.0, 1.0);
-        const SECOND: Vec4 = Vec4::new(0.0, 0.0, 1.0, 1.0);
-        let sums = horizontal_sums([
-            tx + (my + mz) * SECOND,
-            ty + (mx + mz) * FIRST,
-            tz + mx * SECOND + my * FIRST,
-            mx + my + mz,
-        ]);
-        // The mean, with 1 / (number of crossing edges) from a table indexed by the corner mask:
-        // known early, it keeps a division off the vertex's dependency chain.
-        let s = sums.truncate() * INV_CROSSINGS[mask];
+        batch.mask[lane] = mask;
+        batch.inv[lane] = INV_CROSSINGS[mask];
+        batch.materials[lane] = u64::from_le_bytes(materials);
         #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-        let cube = g.origin + IVec3::new(cx as i32, cy as i32, cz as i32);
-        self.out.positions.push(cube.as_vec3() + s);
-        if self.normals {
-            // Normalized in one pass at the end (`normalize_all`), where the square roots and
-            // divisions of many vertices overlap instead of lengthening this one's chain.
-            let gradient = trilinear_gradient([x_to - x_from, y_to - y_from, z_to - z_from], s);
-            let vanishing = !(gradient.length_squared() >= MIN_GRADIENT_SQUARED);
-            self.out.normals.push(if vanishing { sign_normal(mask, s) } else { gradient });
+        {
+            batch.cube[lane] = IVec3::new(cx as i32, cy as i32, cz as i32);
         }
-        let (dominant, blend) = corner_materials(mask, u64::from_le_bytes(materials), self.blend);
-        self.out.materials.push(dominant);
-        if self.blend {
-            self.out.blend.push(blend);
+    }
+}
+
+/// Up to four cubes on their way to vertices, one per lane.
+#[derive(Default)]
+struct Batch {
+    /// Effective distance of corner k (bit 0: x, bit 1: y, bit 2: z) of each lane's cube.
+    e: [[f32; 4]; 8],
+    mask: [usize; 4],
+    inv: [f32; 4],
+    materials: [u64; 4],
+    cube: [IVec3; 4],
+}
+
+/// Makes the vertices of the first `lanes` lanes of `batch` and appends them to `out`.
+#[inline(always)]
+fn finish_batch(batch: &Batch, lanes: usize, origin: IVec3, normals: bool, blend: bool, out: &mut Mesh) {
+    let e: [Vec4; 8] = core::array::from_fn(|k| Vec4::from_array(batch.e[k]));
+    // Per edge from corner a to corner b: `t` where it changes sign (0 elsewhere), and 1 where it
+    // changes sign. Inside corners are negative, the others >= 0, so a crossing edge never divides
+    // by zero; other lanes may, and are masked out.
+    let edge = |a: usize, b: usize| {
+        let crossing = e[a].cmplt(Vec4::ZERO) ^ e[b].cmplt(Vec4::ZERO);
+        (Vec4::select(crossing, e[a] / (e[a] - e[b]), Vec4::ZERO), Vec4::select(crossing, Vec4::ONE, Vec4::ZERO))
+    };
+    let [(x0, _), (x2, mx2), (x4, mx4), (x6, mx6)] = [edge(0, 1), edge(2, 3), edge(4, 5), edge(6, 7)];
+    let [(y0, _), (y1, my1), (y4, my4), (y5, my5)] = [edge(0, 2), edge(1, 3), edge(4, 6), edge(5, 7)];
+    let [(z0, _), (z1, mz1), (z2, mz2), (z3, mz3)] = [edge(0, 4), edge(1, 5), edge(2, 6), edge(3, 7)];
+    // Sum of the crossing points per axis: an edge adds its `t` on its own axis and its start
+    // corner's offset (0 or 1) on the other two; starts with x = 1 are corners 1, 3, 5, 7, with
+    // y = 1 corners 2, 3, 6, 7, with z = 1 corners 4, 5, 6, 7.
+    let sum = [
+        (x0 + x2) + (x4 + x6) + (my1 + my5) + (mz1 + mz3),
+        (y0 + y1) + (y4 + y5) + (mx2 + mx6) + (mz2 + mz3),
+        (z0 + z1) + (z2 + z3) + (mx4 + mx6) + (my4 + my5),
+    ];
+    let inv = Vec4::from_array(batch.inv);
+    let (sx, sy, sz) = (sum[0] * inv, sum[1] * inv, sum[2] * inv);
+    let gradient = normals.then(|| {
+        // Gradient of the trilinear interpolation at the vertex.
+        let (nx, ny, nz) = (Vec4::ONE - sx, Vec4::ONE - sy, Vec4::ONE - sz);
+        let gx = ny * nz * (e[1] - e[0]) + sy * nz * (e[3] - e[2]) + ny * sz * (e[5] - e[4]) + sy * sz * (e[7] - e[6]);
+        let gy = nx * nz * (e[2] - e[0]) + sx * nz * (e[3] - e[1]) + nx * sz * (e[6] - e[4]) + sx * sz * (e[7] - e[5]);
+        let gz = nx * ny * (e[4] - e[0]) + sx * ny * (e[5] - e[1]) + nx * sy * (e[6] - e[2]) + sx * sy * (e[7] - e[3]);
+        (gx.to_array(), gy.to_array(), gz.to_array())
+    });
+    let (sx, sy, sz) = (sx.to_array(), sy.to_array(), sz.to_array());
+    for lane in 0..lanes {
+        let s = Vec3::new(sx[lane], sy[lane], sz[lane]);
+        out.positions.push((origin + batch.cube[lane]).as_vec3() + s);
+        if let Some((gx, gy, gz)) = gradient {
+            // Normalized in one pass at the end (`normalize_all`).
+            let g = Vec3::new(gx[lane], gy[lane], gz[lane]);
+            let vanishing = !(g.length_squared() >= MIN_GRADIENT_SQUARED);
+            out.normals.push(if vanishing { sign_normal(batch.mask[lane], s) } else { g });
+        }
+        let (dominant, weights) = corner_materials(batch.mask[lane], batch.materials[lane], blend);
+        out.materials.push(dominant);
+        if blend {
+            out.blend.push(weights);
         }
     }
 }
@@ -330,26 +366,6 @@ const EFFECTIVE: [f32; 512] = {
     }
     t
 };
-
-/// The four horizontal sums of four vectors, as one vector (a 4x4 transpose and three adds).
-#[inline(always)]
-fn horizontal_sums([a, b, c, d]: [Vec4; 4]) -> Vec4 {
-    let (a, b, c, d) = (a.to_array(), b.to_array(), c.to_array(), d.to_array());
-    Vec4::new(a[0], b[0], c[0], d[0])
-        + Vec4::new(a[1], b[1], c[1], d[1])
-        + Vec4::new(a[2], b[2], c[2], d[2])
-        + Vec4::new(a[3], b[3], c[3], d[3])
-}
-
-/// Crossing parameter `t` of four edges from `from` to `to`, 0 where the edge does not change
-/// sign, and 1 or 0 per lane for "changes sign". Inside corners are negative, outside ones >= 0,
-/// so a crossing edge never divides by zero; other lanes may, and are masked out.
-#[inline]
-fn crossings(from: Vec4, to: Vec4) -> (Vec4, Vec4) {
-    let crossing = from.cmplt(Vec4::ZERO) ^ to.cmplt(Vec4::ZERO);
-    let t = from / (from - to);
-    (Vec4::select(crossing, t, Vec4::ZERO), Vec4::select(crossing, Vec4::ONE, Vec4::ZERO))
-}
 
 /// The start and end corners of the x, y and z edges, four each, from the corners with x = 0
 /// and x = 1 (both in (y, z) order (0,0) (1,0) (0,1) (1,1)). Lanes: x edges by (y, z) as given;
