@@ -1,0 +1,432 @@
+//! One ray through the occupancy: Amanatides-Woo kept inside the current working chunk, with empty
+//! chunks and bricks crossed in one step.
+//!
+//! Seed `002_eedd96a2ecd47c19.txt`, "Ray Marching": J. Amanatides and A. Woo, "A Fast Voxel
+//! Traversal Algorithm for Ray Tracing" (Eurographics 1987), optimised by keeping a reference to the
+//! current working chunk, chunk-relative coordinates and an access index stepped incrementally,
+//! looking the chunk up only when the ray leaves it, and two early exits (the ray misses the world;
+//! the ray starts and ends in the same voxel).
+//!
+//! Beyond the seed, a chunk the table marks empty, or an empty 8^3 brick of a stored chunk, is
+//! crossed in one step: the exit time is the nearest exit plane, and the cells on the other axes
+//! are found from the same plane crossing times the voxel walk uses (a guess from the exit point,
+//! corrected by a search), so skipping changes no result, bit for bit.
+//!
+//! # The walk's definition
+//!
+//! The ray crosses the plane `x = k` at `t = (k - origin.x) / dir.x`, computed as
+//! `(k as f32 - origin.x) * (1 / dir.x)` (the same for `y` and `z`); it visits the voxels in order
+//! of these crossing times, and crossings at the same time in the order x, y, z. A voxel is
+//! entered at the time of the crossing that leads into it; the walk stops at the first solid voxel
+//! entered at `t <= max_t`. The property tests compare every result with a plain per-voxel walk that
+//! follows this definition.
+
+use glam::{IVec3, Vec3};
+use voxel_core::Ray;
+
+use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, Occupancy};
+
+/// A coordinate axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axis {
+    /// The x axis.
+    X = 0,
+    /// The y axis (up).
+    Y = 1,
+    /// The z axis.
+    Z = 2,
+}
+
+impl Axis {
+    /// The axis of index 0, 1 or 2 (x, y, z); indices above 2 give z.
+    #[inline]
+    pub const fn from_index(index: usize) -> Axis {
+        match index {
+            0 => Axis::X,
+            1 => Axis::Y,
+            _ => Axis::Z,
+        }
+    }
+
+    /// 0, 1 or 2.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The face of a voxel through which a ray entered it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Face {
+    /// The axis the face is perpendicular to (the axis whose plane the ray crossed).
+    pub axis: Axis,
+    /// True when the face's outward normal points along `+axis` (the ray travelled towards
+    /// `-axis` when it crossed it).
+    pub positive: bool,
+}
+
+impl Face {
+    /// The outward unit normal of the face: a particle that hits it reflects its velocity's
+    /// component along [`Face::axis`], as in the seed.
+    #[inline]
+    pub fn normal(self) -> IVec3 {
+        let mut n = IVec3::ZERO;
+        n[self.axis.index()] = if self.positive { 1 } else { -1 };
+        n
+    }
+}
+
+/// Where a ray met the first solid voxel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The solid voxel (the unit cell `[voxel, voxel + 1)`).
+    pub voxel: IVec3,
+    /// The face the ray entered it through; `None` when the ray starts inside it (`t = 0`).
+    pub face: Option<Face>,
+    /// The ray parameter of the entry: the point is `origin + t * dir`.
+    pub t: f32,
+    /// The entry point, with its coordinate along the face's axis exactly on the face plane.
+    pub point: Vec3,
+}
+
+/// Marker of "no face" (the ray starts in the voxel).
+const NO_FACE: usize = 3;
+
+/// A ray's state while it walks: the current cell and the next plane crossing on each axis.
+struct Walk {
+    origin: [f32; 3],
+    inv: [f32; 3],
+    /// +1, -1, or 0 on an axis the ray is parallel to (zero or subnormal direction component).
+    step: [i32; 3],
+    cell: [i32; 3],
+    /// Entry time of `cell`.
+    t: f32,
+    /// Axis crossed into `cell`, or [`NO_FACE`].
+    face: usize,
+    /// Coordinate of the next plane on each axis.
+    plane: [f32; 3],
+    /// Crossing time of `plane`; infinite on parallel axes.
+    t_next: [f32; 3],
+}
+
+impl Walk {
+    /// The time the ray crosses plane `k` of axis `a` (the walk's one formula for it).
+    #[inline(always)]
+    fn cross_time(&self, a: usize, k: f32) -> f32 {
+        (k - self.origin[a]) * self.inv[a]
+    }
+
+    /// Sets the next planes from `cell`.
+    #[inline]
+    fn set_planes(&mut self) {
+        for a in 0..3 {
+            if self.step[a] == 0 {
+                self.t_next[a] = f32::INFINITY;
+            } else {
+                let k = (self.cell[a] + i32::from(self.step[a] > 0)) as f32;
+                self.plane[a] = k;
+                self.t_next[a] = self.cross_time(a, k);
+            }
+        }
+    }
+
+    /// The cell on axis `a` (not parallel) right after the crossing of axis `e` at time `at`,
+    /// given that `known` was reached before it and the answer lies between `known` and `limit`
+    /// (the last cell of the region along the ray's direction).
+    ///
+    /// A crossing at time `t` on axis `a` happened before when `t < at`, or `t == at` and `a < e`
+    /// (ties go in axis order). Crossing times grow monotonically along the ray, so the answer is
+    /// the last cell whose entry crossing happened before; the exit point's floor guesses it and a
+    /// search over `known..=limit` corrects the guess, so rounding cannot make a skip disagree
+    /// with the voxel walk.
+    fn cell_at(&self, a: usize, known: i32, limit: i32, at: f32, e: usize, guess: f32) -> i32 {
+        let before = |t: f32| t < at || (t == at && a < e);
+        if self.step[a] > 0 {
+            // Cell c is entered through plane c.
+            last_true(known, limit, guess as i32, |c| before(self.cross_time(a, c as f32)))
+        } else {
+            // Cell c is entered through plane c + 1; walk in u = -c so cells still grow.
+            -last_true(-known, -limit, -(guess as i32), |u| before(self.cross_time(a, (1 - u) as f32)))
+        }
+    }
+
+    /// Crosses the region of cells `lo..=hi` (which holds `cell` and no solid voxel) in one step:
+    /// leaves `cell` on the first cell past the region and `t` at its entry. Returns `false` when
+    /// that entry lies beyond `max_t`.
+    fn skip(&mut self, lo: [i32; 3], hi: [i32; 3], max_t: f32) -> bool {
+        let (mut e, mut at) = (NO_FACE, f32::INFINITY);
+        let mut exit_plane = [0i32; 3];
+        for a in 0..3 {
+            if self.step[a] == 0 {
+                continue;
+            }
+            exit_plane[a] = if self.step[a] > 0 { hi[a] + 1 } else { lo[a] };
+            let t = self.cross_time(a, exit_plane[a] as f32);
+            // Strict: on a tie the lower axis crosses first, so it is the one that leaves.
+            if t < at {
+                (e, at) = (a, t);
+            }
+        }
+        if !(at <= max_t) || e == NO_FACE {
+            return false;
+        }
+        for a in 0..3 {
+            if a == e || self.step[a] == 0 {
+                continue;
+            }
+            let limit = if self.step[a] > 0 { hi[a] } else { lo[a] };
+            let guess = (self.origin[a] + at / self.inv[a]).floor();
+            self.cell[a] = self.cell_at(a, self.cell[a], limit, at, e, guess);
+        }
+        self.cell[e] = exit_plane[e] - i32::from(self.step[e] < 0);
+        self.t = at;
+        self.face = e;
+        self.set_planes();
+        true
+    }
+}
+
+/// The largest `c` in `first..=last` with `pred(c)`, for `pred` true up to some point and false
+/// after it, with `pred(first)` taken as true; `guess` is probed first.
+fn last_true(first: i32, last: i32, guess: i32, pred: impl Fn(i32) -> bool) -> i32 {
+    let (mut lo, mut hi) = (first, last.max(first));
+    let g = guess.clamp(lo, hi);
+    if g > lo {
+        if pred(g) {
+            lo = g;
+        } else {
+            hi = g - 1;
+            if hi > lo && pred(hi) {
+                return hi;
+            }
+        }
+    }
+    if lo == g && lo < hi && !pred(lo + 1) {
+        return lo;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if pred(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+impl Occupancy {
+    /// The first solid voxel the ray enters at `t` in `0..=max_t`, or `None`.
+    ///
+    /// `t` is in units of `ray.dir` (pass a unit direction for world distances, or a velocity and
+    /// `max_t = dt` for one step of a particle). A ray that starts in a solid voxel hits it at
+    /// `t = 0` with no face. A ray starting outside the world box is clipped to it (no hit when it
+    /// misses the box).
+    ///
+    /// Bad input is a documented no-hit, never a panic or a hang: an invalid [`Ray`] (origin not
+    /// finite; direction NaN, infinite, zero or subnormal; see [`Ray::try_new`] for the reason),
+    /// a NaN or negative `max_t`. An infinite `max_t` walks to the world's edge.
+    ///
+    /// Allocation-free; the walk is bounded by the world box.
+    pub fn cast(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        if !ray.is_valid() || !(max_t >= 0.0) {
+            return None;
+        }
+        // Every crossing time is finite or +inf; comparing against a finite bound stops the walk
+        // at an overflowed (infinite) crossing even when the caller passed an infinite max_t.
+        let max_t = max_t.min(f32::MAX);
+        let origin = ray.origin.to_array();
+        let dir = ray.dir.to_array();
+        let mut walk = Walk {
+            origin,
+            inv: [0.0; 3],
+            step: [0; 3],
+            cell: [0; 3],
+            t: 0.0,
+            face: NO_FACE,
+            plane: [0.0; 3],
+            t_next: [f32::INFINITY; 3],
+        };
+        for (a, d) in dir.into_iter().enumerate() {
+            let inv = 1.0 / d;
+            // Zero (either sign) and subnormal components: parallel to that axis's planes.
+            if inv.is_finite() {
+                walk.inv[a] = inv;
+                walk.step[a] = if d > 0.0 { 1 } else { -1 };
+            }
+        }
+        let lo = self.world.min.to_array();
+        let hi = (self.world.max - IVec3::ONE).to_array();
+        if !self.enter(&mut walk, lo, hi, max_t) {
+            return None;
+        }
+        walk.set_planes();
+        // Early exit of the seed: the ray ends in the voxel it starts in (a particle at rest).
+        if walk.t_next[0].min(walk.t_next[1]).min(walk.t_next[2]) > max_t {
+            let cell = IVec3::from_array(walk.cell);
+            return self.is_solid(cell).then(|| hit(&walk, ray));
+        }
+        self.walk(&mut walk, ray, max_t)
+    }
+
+    /// Puts the walk on its first cell inside the world box (the origin's, or where the ray enters
+    /// the box). `false` when the ray misses the box within `max_t`.
+    fn enter(&self, walk: &mut Walk, lo: [i32; 3], hi: [i32; 3], max_t: f32) -> bool {
+        // Saturating: a huge origin lands far outside, and is handled as any outside origin.
+        let start = walk.origin.map(|o| o.floor() as i64);
+        let mut at = -1.0f32;
+        let mut e = NO_FACE;
+        for a in 0..3 {
+            let entry = if start[a] < i64::from(lo[a]) {
+                if walk.step[a] <= 0 {
+                    return false;
+                }
+                lo[a]
+            } else if start[a] > i64::from(hi[a]) {
+                if walk.step[a] >= 0 {
+                    return false;
+                }
+                hi[a] + 1
+            } else {
+                continue;
+            };
+            let t = walk.cross_time(a, entry as f32);
+            // `>=`: on a tie the higher axis crosses last, and that crossing enters the box.
+            if t >= at {
+                (e, at) = (a, t);
+            }
+        }
+        if e == NO_FACE {
+            walk.cell = start.map(|s| s as i32);
+            return true;
+        }
+        if !(at <= max_t) {
+            return false;
+        }
+        // The ray must still be inside every other slab after entering.
+        for a in 0..3 {
+            if a == e || walk.step[a] == 0 {
+                continue;
+            }
+            let exit = if walk.step[a] > 0 { hi[a] + 1 } else { lo[a] };
+            let t = walk.cross_time(a, exit as f32);
+            if t < at || (t == at && a < e) {
+                return false;
+            }
+        }
+        for a in 0..3 {
+            if a == e {
+                walk.cell[a] = if walk.step[a] > 0 { lo[a] } else { hi[a] };
+            } else if walk.step[a] == 0 {
+                walk.cell[a] = start[a] as i32;
+            } else {
+                let (known, limit) = if walk.step[a] > 0 {
+                    (start[a].max(i64::from(lo[a])) as i32, hi[a])
+                } else {
+                    (start[a].min(i64::from(hi[a])) as i32, lo[a])
+                };
+                let guess = (walk.origin[a] + at / walk.inv[a]).floor();
+                walk.cell[a] = walk.cell_at(a, known, limit, at, e, guess);
+            }
+        }
+        walk.t = at;
+        walk.face = e;
+        true
+    }
+
+    /// The voxel walk from the walk's current cell, which lies inside the world box.
+    fn walk(&self, walk: &mut Walk, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        let world_min = self.world.min;
+        // Access index offsets of one step on each axis (x fastest, then z, then y).
+        let index_step = [walk.step[0], walk.step[1] * CHUNK_EDGE * CHUNK_EDGE, walk.step[2] * CHUNK_EDGE];
+        // The chunk-relative coordinate a step lands on when it enters a new brick.
+        let brick_entry = walk.step.map(|s| if s > 0 { 0 } else { BRICK_EDGE - 1 });
+        'chunks: loop {
+            let rel = IVec3::from_array(walk.cell) - world_min;
+            let key = rel >> CHUNK_BITS;
+            let chunk_min = world_min + key * CHUNK_EDGE;
+            let slot = self.table[self.chunk_index(key)];
+            if slot == u32::MAX {
+                let lo = chunk_min.to_array();
+                if !walk.skip(lo, (chunk_min + IVec3::splat(CHUNK_EDGE - 1)).to_array(), max_t)
+                    || !self.world.contains(IVec3::from_array(walk.cell))
+                {
+                    return None;
+                }
+                continue 'chunks;
+            }
+            // The current working chunk.
+            let start = slot as usize * CHUNK_WORDS;
+            let words: &[u64; CHUNK_WORDS] =
+                self.bits[start..start + CHUNK_WORDS].try_into().expect("a slot holds CHUNK_WORDS words");
+            let bricks = self.bricks[slot as usize];
+            let mut local = (rel & (CHUNK_EDGE - 1)).to_array();
+            let mut index = local[0] + CHUNK_EDGE * (local[2] + CHUNK_EDGE * local[1]);
+            let mut new_brick = true;
+            loop {
+                if new_brick {
+                    let brick = (local[0] >> 3) + 4 * (local[2] >> 3) + 16 * (local[1] >> 3);
+                    if bricks >> brick & 1 == 0 {
+                        let brick_min = chunk_min + (IVec3::from_array(local) & !(BRICK_EDGE - 1));
+                        walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
+                        let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
+                        if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
+                            || !self.world.contains(IVec3::from_array(walk.cell))
+                        {
+                            return None;
+                        }
+                        continue 'chunks;
+                    }
+                }
+                // `& (CHUNK_WORDS - 1)` is a no-op (the index stays inside the chunk) that lets
+                // the compiler drop the bounds check.
+                if words[(index >> 6) as usize & (CHUNK_WORDS - 1)] >> (index & 63) & 1 != 0 {
+                    walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
+                    return Some(hit(walk, ray));
+                }
+                let t = &walk.t_next;
+                // The nearest crossing; ties go to the lower axis.
+                let a = if t[0] <= t[1] {
+                    if t[0] <= t[2] { 0 } else { 2 }
+                } else if t[1] <= t[2] {
+                    1
+                } else {
+                    2
+                };
+                let t_cross = t[a];
+                if !(t_cross <= max_t) {
+                    return None;
+                }
+                walk.t = t_cross;
+                walk.face = a;
+                walk.plane[a] += walk.step[a] as f32;
+                walk.t_next[a] = walk.cross_time(a, walk.plane[a]);
+                local[a] += walk.step[a];
+                index += index_step[a];
+                if local[a] as u32 >= CHUNK_EDGE as u32 {
+                    // Left the working chunk: look the next one up (or leave the world).
+                    walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
+                    if !self.world.contains(IVec3::from_array(walk.cell)) {
+                        return None;
+                    }
+                    continue 'chunks;
+                }
+                new_brick = local[a] & (BRICK_EDGE - 1) == brick_entry[a];
+            }
+        }
+    }
+}
+
+/// The hit at the walk's current cell.
+fn hit(walk: &Walk, ray: &Ray) -> RayHit {
+    let voxel = IVec3::from_array(walk.cell);
+    if walk.face == NO_FACE {
+        return RayHit { voxel, face: None, t: walk.t, point: ray.origin };
+    }
+    let a = walk.face;
+    let positive = walk.step[a] < 0;
+    let mut point = ray.at(walk.t);
+    // On the face plane exactly, whatever the rounding of origin + t * dir.
+    point[a] = (walk.cell[a] + i32::from(positive)) as f32;
+    RayHit { voxel, face: Some(Face { axis: Axis::from_index(a), positive }), t: walk.t, point }
+}

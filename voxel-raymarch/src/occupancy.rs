@@ -1,0 +1,258 @@
+//! Compact occupancy: one bit per voxel in 32^3 chunks, with a 64-bit brick mask per chunk and no
+//! storage at all for empty chunks.
+//!
+//! Seed `002_eedd96a2ecd47c19.txt`, "Map Structure": the world is cut into 32^3 chunks, a chunk
+//! that holds no block is left uninitialised, and blocks inside a chunk sit in one flat array. Here
+//! a block is one bit (solid or not: all the traversal needs), and the chunk array is the
+//! workspace's axis order, so the seed's incremental access offsets become +-1 (x), +-32 (z) and
+//! +-1024 (y).
+
+use glam::IVec3;
+use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
+
+use crate::RaymarchError;
+
+/// Log2 of [`CHUNK_EDGE`].
+pub const CHUNK_BITS: i32 = 5;
+/// Edge of an occupancy chunk in voxels: 32, as in the seed. A chunk of bits is 4 KiB, the size
+/// of a page; the chunk table stays small (4 bytes per 32768 voxels).
+pub const CHUNK_EDGE: i32 = 1 << CHUNK_BITS;
+/// Edge of a brick, the unit of empty-space skipping inside a chunk: 8, so a chunk has 4^3 bricks
+/// and their emptiness fits one `u64`.
+pub const BRICK_EDGE: i32 = 8;
+/// `u64` words of bits per chunk.
+pub(crate) const CHUNK_WORDS: usize = (CHUNK_EDGE * CHUNK_EDGE * CHUNK_EDGE) as usize / 64;
+/// World box coordinates must lie within `+-MAX_COORDINATE` (2^23): voxel planes are then exact
+/// `f32` integers, with room for the plane one past the last voxel.
+pub const MAX_COORDINATE: i32 = 1 << 23;
+/// Largest number of chunks a world box may need (2^24: a 64 MiB chunk table, 2^39 voxels).
+pub const MAX_CHUNKS: u64 = 1 << 24;
+
+/// Chunk table entry of a chunk with no solid voxel.
+const EMPTY: u32 = u32::MAX;
+
+/// Solid voxels of a world box, one bit each, chunked; built from any [`VoxelSource`].
+///
+/// A voxel is solid when it is inside and its material's phase is [`Phase::Solid`] in the source's
+/// [`PhaseTable`]; water and air are empty. Voxels outside the world box count as empty.
+///
+/// ```text
+///  chunk table (4 B per 32^3 chunk, dense over the world box)
+///     │  EMPTY ──► nothing stored; a ray crosses the chunk in one step
+///     ▼
+///  bits: 512 × u64 per non-empty chunk, bit (x + 32 z + 1024 y) of the chunk-relative voxel
+///  bricks: 1 × u64 per non-empty chunk, bit (bx + 4 bz + 16 by) set when brick (bx, by, bz) of
+///          8^3 voxels holds a solid voxel; an empty brick is crossed in one step
+/// ```
+#[derive(Clone, Debug)]
+pub struct Occupancy {
+    pub(crate) world: VoxelBox,
+    /// Chunks along x, y, z.
+    pub(crate) dims: IVec3,
+    /// Per chunk (x fastest, then z, then y): [`EMPTY`] or the slot of its bits.
+    pub(crate) table: Vec<u32>,
+    /// [`CHUNK_WORDS`] words per slot.
+    pub(crate) bits: Vec<u64>,
+    /// One brick mask per slot.
+    pub(crate) bricks: Vec<u64>,
+    /// Slots freed by refreshes that emptied a chunk, reused first.
+    free: Vec<u32>,
+}
+
+/// What one chunk's read produced.
+type ChunkBits = Option<(Box<[u64; CHUNK_WORDS]>, u64)>;
+
+impl Occupancy {
+    /// Builds the occupancy of `world` from `source`, reading one chunk at a time (chunks in
+    /// parallel with the `parallel` feature; the result is the same whatever the thread count).
+    /// Chunks the source's [`VoxelSource::region_hint`] calls uniform are not read.
+    ///
+    /// Fails when `world` is empty, reaches beyond [`MAX_COORDINATE`], needs more than
+    /// [`MAX_CHUNKS`] chunks, or when the source refuses a read.
+    pub fn build<S: VoxelSource + Sync>(source: &S, world: VoxelBox) -> Result<Self, RaymarchError> {
+        if world.is_empty() {
+            return Err(RaymarchError::EmptyWorld);
+        }
+        let in_range = |v: IVec3| v.abs().cmple(IVec3::splat(MAX_COORDINATE)).all();
+        if !in_range(world.min) || !in_range(world.max) {
+            return Err(RaymarchError::CoordinateOutOfRange);
+        }
+        let dims = (world.size() + IVec3::splat(CHUNK_EDGE - 1)) >> CHUNK_BITS;
+        let chunks = VoxelBox::new(IVec3::ZERO, dims).volume();
+        if chunks > MAX_CHUNKS {
+            return Err(RaymarchError::WorldTooLarge { chunks });
+        }
+        let mut occ = Occupancy {
+            world,
+            dims,
+            table: vec![EMPTY; chunks as usize],
+            bits: Vec::new(),
+            bricks: Vec::new(),
+            free: Vec::new(),
+        };
+        let keys: Vec<IVec3> = VoxelBox::new(IVec3::ZERO, dims).iter().collect();
+        occ.rebuild_chunks(source, &keys)?;
+        Ok(occ)
+    }
+
+    /// Re-reads every chunk that `dirty` touches (for example an edit's `EditReport::dirty` from
+    /// `voxel-store`), so the occupancy matches `source` again. The part of `dirty` outside the
+    /// world box is ignored; an empty or outside region is a no-op.
+    ///
+    /// On error (the source refused a read) nothing changes.
+    pub fn refresh<S: VoxelSource + Sync>(&mut self, source: &S, dirty: VoxelBox) -> Result<(), RaymarchError> {
+        let dirty = dirty.intersection(&self.world);
+        if dirty.is_empty() {
+            return Ok(());
+        }
+        let rel = VoxelBox::new(dirty.min - self.world.min, dirty.max - self.world.min);
+        let keys: Vec<IVec3> = rel.chunk_keys(CHUNK_EDGE).iter().collect();
+        self.rebuild_chunks(source, &keys)
+    }
+
+    /// Reads the chunks `keys` and stores their bits, all or nothing.
+    fn rebuild_chunks<S: VoxelSource + Sync>(&mut self, source: &S, keys: &[IVec3]) -> Result<(), RaymarchError> {
+        let solid = solid_materials(source.phase_table());
+        let world = self.world;
+        let read = |buf: &mut Vec<Voxel>, key: IVec3| chunk_bits(source, &solid, world, key, buf);
+        #[cfg(feature = "parallel")]
+        let results: Vec<Result<ChunkBits, RaymarchError>> = {
+            use rayon::prelude::*;
+            keys.par_iter().map_init(Vec::new, |buf, &key| read(buf, key)).collect()
+        };
+        #[cfg(not(feature = "parallel"))]
+        let results: Vec<Result<ChunkBits, RaymarchError>> = {
+            let mut buf = Vec::new();
+            keys.iter().map(|&key| read(&mut buf, key)).collect()
+        };
+        // Check every read before storing any, so a failed refresh leaves the occupancy as it was.
+        let results: Vec<ChunkBits> = results.into_iter().collect::<Result<_, _>>()?;
+        // Stored in key order, so slots (and memory) do not depend on the thread count.
+        for (key, result) in keys.iter().zip(results) {
+            self.store_chunk(*key, result);
+        }
+        Ok(())
+    }
+
+    fn store_chunk(&mut self, key: IVec3, result: ChunkBits) {
+        let index = self.chunk_index(key);
+        let old = self.table[index];
+        match result {
+            None => {
+                if old != EMPTY {
+                    self.free.push(old);
+                    self.table[index] = EMPTY;
+                }
+            }
+            Some((bits, mask)) => {
+                let slot = if old != EMPTY {
+                    old
+                } else if let Some(slot) = self.free.pop() {
+                    slot
+                } else {
+                    let slot = self.bricks.len() as u32;
+                    self.bits.resize(self.bits.len() + CHUNK_WORDS, 0);
+                    self.bricks.push(0);
+                    slot
+                };
+                let start = slot as usize * CHUNK_WORDS;
+                self.bits[start..start + CHUNK_WORDS].copy_from_slice(&bits[..]);
+                self.bricks[slot as usize] = mask;
+                self.table[index] = slot;
+            }
+        }
+    }
+
+    /// Index in the chunk table of chunk `key` (chunk coordinates from the world box's minimum).
+    #[inline]
+    pub(crate) fn chunk_index(&self, key: IVec3) -> usize {
+        (key.x + self.dims.x * (key.z + self.dims.z * key.y)) as usize
+    }
+
+    /// The world box this occupancy covers; everything outside it is empty.
+    #[inline]
+    pub fn world(&self) -> VoxelBox {
+        self.world
+    }
+
+    /// True when voxel `p` is solid. Looks the chunk up on every call: for single queries, not
+    /// for walking along a ray (that is what [`Occupancy::cast`] is for).
+    #[inline]
+    pub fn is_solid(&self, p: IVec3) -> bool {
+        if !self.world.contains(p) {
+            return false;
+        }
+        let rel = p - self.world.min;
+        let slot = self.table[self.chunk_index(rel >> CHUNK_BITS)];
+        if slot == EMPTY {
+            return false;
+        }
+        let local = rel & (CHUNK_EDGE - 1);
+        let bit = (local.x + CHUNK_EDGE * (local.z + CHUNK_EDGE * local.y)) as usize;
+        self.bits[slot as usize * CHUNK_WORDS + (bit >> 6)] >> (bit & 63) & 1 != 0
+    }
+
+    /// Chunks that hold at least one solid voxel (the others take no storage).
+    pub fn stored_chunks(&self) -> usize {
+        self.table.iter().filter(|&&s| s != EMPTY).count()
+    }
+
+    /// Bytes held on the heap: the chunk table, the bits and brick masks of stored chunks (and of
+    /// slots freed by refreshes, kept for reuse).
+    pub fn heap_bytes(&self) -> usize {
+        self.table.capacity() * 4 + self.bits.capacity() * 8 + self.bricks.capacity() * 8 + self.free.capacity() * 4
+    }
+
+    /// [`Occupancy::heap_bytes`] per voxel of the world box.
+    pub fn bytes_per_voxel(&self) -> f64 {
+        self.heap_bytes() as f64 / self.world.volume() as f64
+    }
+}
+
+/// Which of the 256 materials are solid.
+fn solid_materials(table: &PhaseTable) -> [bool; 256] {
+    core::array::from_fn(|m| table.phase(m as u8) == Phase::Solid)
+}
+
+/// The bits of chunk `key`, or `None` when it holds no solid voxel.
+fn chunk_bits<S: VoxelSource>(
+    source: &S,
+    solid: &[bool; 256],
+    world: VoxelBox,
+    key: IVec3,
+    buf: &mut Vec<Voxel>,
+) -> Result<ChunkBits, RaymarchError> {
+    let min = world.min + key * CHUNK_EDGE;
+    // The last chunk on an axis may reach past the world box; its outside part stays empty.
+    let region = VoxelBox::from_min_size(min, IVec3::splat(CHUNK_EDGE)).intersection(&world);
+    let is_solid = |v: Voxel| v.distance < 0 && solid[v.material as usize];
+    if let RegionHint::Uniform(v) = source.region_hint(region) {
+        if !is_solid(v) {
+            return Ok(None);
+        }
+    }
+    source.read_region(region, buf).map_err(RaymarchError::Source)?;
+    let size = region.size();
+    let (sx, sz) = (size.x as usize, size.z as usize);
+    let mut bits = Box::new([0u64; CHUNK_WORDS]);
+    let mut mask = 0u64;
+    // One row of up to 32 voxels along x becomes one half of a word: rows z and z + 1 share it.
+    for (r, row) in buf.chunks_exact(sx).enumerate() {
+        let (z, y) = (r % sz, r / sz);
+        let mut word = 0u32;
+        for (x, v) in row.iter().enumerate() {
+            word |= u32::from(is_solid(*v)) << x;
+        }
+        if word == 0 {
+            continue;
+        }
+        let row_index = z + CHUNK_EDGE as usize * y;
+        bits[row_index >> 1] |= u64::from(word) << (32 * (row_index & 1));
+        for bx in 0..4 {
+            if word >> (8 * bx) & 0xff != 0 {
+                mask |= 1 << (bx + 4 * (z / 8) + 16 * (y / 8));
+            }
+        }
+    }
+    Ok(if mask == 0 { None } else { Some((bits, mask)) })
+}
