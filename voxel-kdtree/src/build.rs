@@ -1,5 +1,5 @@
 //! Tree construction, as seed `000_ce04cac11e01e96d.txt` describes it ("Loose kD tree:
-//! construction"): longest axis of the current bounds, split at the mean of the primitives'
+//! construction"): longest axis of the node's volume, split at the mean of the primitives'
 //! midpoints, primitives sorted to a side by midpoint, the two planes refitted from every vertex,
 //! and halves of the midpoint order when a side would get under 25% of the primitives. Recursion
 //! stops at two primitives or fewer.
@@ -104,8 +104,14 @@ struct Builder {
 }
 
 impl Builder {
-    /// Makes `node` the subtree over `records`, whose bounds and sum of `min + max` are given.
-    fn split(&mut self, records: &mut [Record], node: usize, bounds: Aabb, sum: Vec3, depth: u32) {
+    /// Makes `node` the subtree over `records`, whose sum of `min + max` is given; `volume` is the
+    /// node's volume as a query recovers it (the root box cut by the planes of the ancestors).
+    ///
+    /// The split axis is the longest of that volume, not of the records' own box: on terrain the
+    /// records' box is flat long before the recovered volume is, and splitting by it left every
+    /// leaf as tall as the whole region, so rays from above tested leaves far above the ground
+    /// (2.46 us against 1.94 us per ray from above on the 4x2x4-chunk terrain, one noisy run).
+    fn split(&mut self, records: &mut [Record], node: usize, volume: Aabb, sum: Vec3, depth: u32) {
         let n = records.len();
         if n <= 2 {
             let ids = [records[0].id, records.get(1).map_or(0, |r| r.id)];
@@ -113,7 +119,7 @@ impl Builder {
             self.depth = self.depth.max(depth);
             return;
         }
-        let size = bounds.size();
+        let size = volume.size();
         let axis = if size.x >= size.y && size.x >= size.z {
             0
         } else if size.y >= size.z {
@@ -144,9 +150,12 @@ impl Builder {
         self.nodes.push(Node::leaf(&[0]));
         let planes = [parts.left_bounds.max[axis], parts.right_bounds.min[axis]];
         self.nodes[node] = Node::branch(axis, planes, first_child as u32);
+        let (mut left_volume, mut right_volume) = (volume, volume);
+        left_volume.max[axis] = planes[0].min(volume.max[axis]);
+        right_volume.min[axis] = planes[1].max(volume.min[axis]);
         let (left, right) = records.split_at_mut(parts.left);
-        self.split(left, first_child, parts.left_bounds, parts.left_sum, depth + 1);
-        self.split(right, first_child + 1, parts.right_bounds, parts.right_sum, depth + 1);
+        self.split(left, first_child, left_volume, parts.left_sum, depth + 1);
+        self.split(right, first_child + 1, right_volume, parts.right_sum, depth + 1);
     }
 }
 

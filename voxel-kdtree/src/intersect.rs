@@ -28,9 +28,9 @@ pub(crate) struct Sheared {
 /// A vertex in the ray's sheared frame: the ray is the `+z` axis through `(0, 0)`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Projected {
-    x: f32,
-    y: f32,
-    z: f32,
+    pub(crate) x: f32,
+    pub(crate) y: f32,
+    pub(crate) z: f32,
 }
 
 impl Sheared {

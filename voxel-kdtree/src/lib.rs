@@ -69,6 +69,7 @@
 
 mod batch;
 mod build;
+mod compact;
 mod error;
 mod intersect;
 mod node;
@@ -77,6 +78,7 @@ mod query;
 
 pub use batch::BoxResults;
 pub use build::{MAX_PRIMITIVES, depth_bound, triangle_is_usable};
+pub use compact::{CompactTree, MAX_COMPACT_NODES};
 pub use error::KdTreeError;
 pub use intersect::{ray_triangle, triangle_overlaps_aabb};
 pub use node::{Node, NodeKind};

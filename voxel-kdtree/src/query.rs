@@ -189,114 +189,153 @@ impl KdTree {
     }
 
     /// Calls `visit` for every primitive of the leaves whose volumes overlap `query`.
-    pub(crate) fn walk_aabb(&self, query: &Aabb, scratch: &mut Scratch, mut visit: impl FnMut(u32)) {
-        // `overlaps` is false for empty and NaN boxes, and rejects boxes outside the tree early.
-        if self.nodes.is_empty() || !query.overlaps(&self.bounds) {
-            return;
-        }
-        let (lo, hi) = (query.min.to_array(), query.max.to_array());
-        scratch.reserve(self.depth);
-        let stack = &mut scratch.nodes;
-        stack.push(0);
-        while let Some(index) = stack.pop() {
-            let node = self.node(index);
-            if node.is_leaf() {
-                let (ids, count) = node.ids();
-                for &id in &ids[..count] {
-                    visit(id);
-                }
-                continue;
-            }
-            let (left, right) = node.planes();
-            let (axis, first) = (node.axis(), node.index());
-            if right <= hi[axis] {
-                stack.push(first + 1);
-            }
-            if left >= lo[axis] {
-                stack.push(first);
-            }
-        }
+    pub(crate) fn walk_aabb(&self, query: &Aabb, scratch: &mut Scratch, visit: impl FnMut(u32)) {
+        walk_aabb(self, query, scratch, visit);
     }
 
-    /// The segment traversal. `visit(shear, primitive, cutoff)` tests one primitive; it may lower
-    /// `cutoff` (nodes whose segment starts beyond it are skipped) and returns `true` to stop.
+    /// The segment traversal; see [`walk_ray`].
     pub(crate) fn walk_ray(
         &self,
         ray: &Ray,
         t_max: f32,
         scratch: &mut Scratch,
-        mut visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
+        visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
     ) {
-        if self.nodes.is_empty() || !ray.is_valid() || !(t_max >= 0.0) {
-            return;
-        }
-        let Some((enter, exit)) = self.bounds.intersect_ray(ray, 0.0, t_max) else { return };
-        let shear = Sheared::new(ray);
-        let (origin, inv) = (ray.origin.to_array(), ray.inv_dir.to_array());
-        // The root's entry moves back by the widening at the scale of the tree's coordinates.
-        let scale = self.bounds.min.abs().max(self.bounds.max.abs()).max_element() + ray.origin.abs().max_element();
-        let enter = (enter - WIDEN * (enter.abs() + scale / ray.dir.abs().max_element())).max(0.0);
-        let mut cutoff = t_max;
-        scratch.reserve(self.depth);
-        let stack = &mut scratch.segments;
-        stack.push(Segment { node: 0, t_min: enter, t_max: exit });
-        while let Some(seg) = stack.pop() {
-            // Strict, so a node starting exactly at the best hit is still visited for ties.
-            if seg.t_min > cutoff {
-                continue;
-            }
-            let node = self.node(seg.node);
-            if node.is_leaf() {
-                let (ids, count) = node.ids();
-                for &id in &ids[..count] {
-                    if visit(&shear, id, &mut cutoff) {
-                        return;
-                    }
-                }
-                continue;
-            }
-            let (left, right) = node.planes();
-            let (axis, first) = (node.axis(), node.index());
-            let (o, inv) = (origin[axis], inv[axis]);
-            if inv.is_infinite() {
-                // Parallel to the planes: a child holds the whole segment or none of it.
-                if o >= right {
-                    stack.push(Segment { node: first + 1, ..seg });
-                }
-                if o <= left {
-                    stack.push(Segment { node: first, ..seg });
-                }
-                continue;
-            }
-            let pad = WIDEN * (left.abs().max(right.abs()) + o.abs()) * inv.abs();
-            let t_left = (left - o) * inv;
-            let t_right = (right - o) * inv;
-            if inv > 0.0 {
-                // Left (coordinate <= left plane) comes first along the ray: t <= t_left; the
-                // right child is t >= t_right. Push the far child first, so the near one pops
-                // first.
-                if t_right - pad <= seg.t_max {
-                    stack.push(Segment { node: first + 1, t_min: seg.t_min.max(t_right - pad), t_max: seg.t_max });
-                }
-                if t_left + pad >= seg.t_min {
-                    stack.push(Segment { node: first, t_min: seg.t_min, t_max: seg.t_max.min(t_left + pad) });
-                }
-            } else {
-                // Going down the axis: the right child comes first, t <= t_right; left is t >= t_left.
-                if t_left - pad <= seg.t_max {
-                    stack.push(Segment { node: first, t_min: seg.t_min.max(t_left - pad), t_max: seg.t_max });
-                }
-                if t_right + pad >= seg.t_min {
-                    stack.push(Segment { node: first + 1, t_min: seg.t_min, t_max: seg.t_max.min(t_right + pad) });
-                }
-            }
-        }
+        walk_ray(self, ray, t_max, scratch, visit);
     }
+}
 
+/// A tree the walkers can traverse: the full form, or the compact form decoding its nodes.
+pub(crate) trait NodeSource {
+    /// Node `index`, decoded (an empty leaf when out of range).
+    fn node(&self, index: u32) -> Node;
+    /// The root box ([`Aabb::EMPTY`] for an empty tree, which every query misses).
+    fn root_bounds(&self) -> Aabb;
+    /// The deepest leaf's depth.
+    fn tree_depth(&self) -> u32;
+}
+
+impl NodeSource for KdTree {
     #[inline(always)]
     fn node(&self, index: u32) -> Node {
         // Child indices come from the builder and are in range; `get` keeps a corrupted index
         // from panicking (it reads as an empty leaf).
         self.nodes.get(index as usize).copied().unwrap_or(Node::EMPTY_LEAF)
+    }
+    #[inline]
+    fn root_bounds(&self) -> Aabb {
+        self.bounds
+    }
+    #[inline]
+    fn tree_depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+/// Calls `visit` for every primitive of the leaves whose volumes overlap `query`.
+pub(crate) fn walk_aabb<T: NodeSource>(tree: &T, query: &Aabb, scratch: &mut Scratch, mut visit: impl FnMut(u32)) {
+    // `overlaps` is false for empty and NaN boxes and for an empty tree, and rejects boxes
+    // outside the tree early.
+    if !query.overlaps(&tree.root_bounds()) {
+        return;
+    }
+    let (lo, hi) = (query.min.to_array(), query.max.to_array());
+    scratch.reserve(tree.tree_depth());
+    let stack = &mut scratch.nodes;
+    stack.push(0);
+    while let Some(index) = stack.pop() {
+        let node = tree.node(index);
+        if node.is_leaf() {
+            let (ids, count) = node.ids();
+            for &id in &ids[..count] {
+                visit(id);
+            }
+            continue;
+        }
+        let (left, right) = node.planes();
+        let (axis, first) = (node.axis(), node.index());
+        if right <= hi[axis] {
+            stack.push(first + 1);
+        }
+        if left >= lo[axis] {
+            stack.push(first);
+        }
+    }
+}
+
+/// The segment traversal. `visit(shear, primitive, cutoff)` tests one primitive; it may lower
+/// `cutoff` (nodes whose segment starts beyond it are skipped) and returns `true` to stop.
+pub(crate) fn walk_ray<T: NodeSource>(
+    tree: &T,
+    ray: &Ray,
+    t_max: f32,
+    scratch: &mut Scratch,
+    mut visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
+) {
+    if !ray.is_valid() || !(t_max >= 0.0) {
+        return;
+    }
+    let bounds = tree.root_bounds();
+    // An empty tree's box is empty: the ray misses it.
+    let Some((enter, exit)) = bounds.intersect_ray(ray, 0.0, t_max) else { return };
+    let shear = Sheared::new(ray);
+    let (origin, inv) = (ray.origin.to_array(), ray.inv_dir.to_array());
+    // The root's entry moves back by the widening at the scale of the tree's coordinates.
+    let scale = bounds.min.abs().max(bounds.max.abs()).max_element() + ray.origin.abs().max_element();
+    let enter = (enter - WIDEN * (enter.abs() + scale / ray.dir.abs().max_element())).max(0.0);
+    let mut cutoff = t_max;
+    scratch.reserve(tree.tree_depth());
+    let stack = &mut scratch.segments;
+    stack.push(Segment { node: 0, t_min: enter, t_max: exit });
+    while let Some(seg) = stack.pop() {
+        // Strict, so a node starting exactly at the best hit is still visited for ties.
+        if seg.t_min > cutoff {
+            continue;
+        }
+        let node = tree.node(seg.node);
+        if node.is_leaf() {
+            let (ids, count) = node.ids();
+            for &id in &ids[..count] {
+                if visit(&shear, id, &mut cutoff) {
+                    return;
+                }
+            }
+            continue;
+        }
+        let (left, right) = node.planes();
+        let (axis, first) = (node.axis(), node.index());
+        let (o, inv) = (origin[axis], inv[axis]);
+        if inv.is_infinite() {
+            // Parallel to the planes: a child holds the whole segment or none of it.
+            if o >= right {
+                stack.push(Segment { node: first + 1, ..seg });
+            }
+            if o <= left {
+                stack.push(Segment { node: first, ..seg });
+            }
+            continue;
+        }
+        let pad = WIDEN * (left.abs().max(right.abs()) + o.abs()) * inv.abs();
+        let t_left = (left - o) * inv;
+        let t_right = (right - o) * inv;
+        if inv > 0.0 {
+            // Left (coordinate <= left plane) comes first along the ray: t <= t_left; the
+            // right child is t >= t_right. Push the far child first, so the near one pops
+            // first.
+            if t_right - pad <= seg.t_max {
+                stack.push(Segment { node: first + 1, t_min: seg.t_min.max(t_right - pad), t_max: seg.t_max });
+            }
+            if t_left + pad >= seg.t_min {
+                stack.push(Segment { node: first, t_min: seg.t_min, t_max: seg.t_max.min(t_left + pad) });
+            }
+        } else {
+            // Going down the axis: the right child comes first, t <= t_right; left is t >= t_left.
+            if t_left - pad <= seg.t_max {
+                stack.push(Segment { node: first, t_min: seg.t_min.max(t_left - pad), t_max: seg.t_max });
+            }
+            if t_right + pad >= seg.t_min {
+                stack.push(Segment { node: first + 1, t_min: seg.t_min, t_max: seg.t_max.min(t_right + pad) });
+            }
+        }
     }
 }

@@ -1,0 +1,411 @@
+//! `voxel-kdtree` benches beside `parry3d` (`TriMesh` and its BVH) and `obvhs` (PLOC BVH2,
+//! `fastest_build` and `medium_build`) on Surface Nets terrain: a 4x2x4-chunk region (32^3 chunks,
+//! one mesh) and a single 32^3 chunk. Build time, bytes per triangle (counting allocator), closest-
+//! hit rays from above and from inside caves, 2x2x2 box queries near the surface (candidate counts
+//! as figures), and quads against triangles on the same rays.
+//!
+//! Every contender gets the mesh in its own layout, prepared outside the timed loop (parry: vertex
+//! and index vectors, cloned per build; obvhs: a triangle array). Ray and box inputs are the same
+//! for all, and each answers the same question: the closest hit's distance, or the triangles whose
+//! boxes (nodes) a query box touches.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use glam::{IVec3, Vec3, Vec3A};
+use obvhs::BvhBuildParams;
+use obvhs::bvh2::Bvh2;
+use obvhs::bvh2::builder::build_bvh2_from_tris;
+use obvhs::ray::RayHit as ObvhsHit;
+use parry3d::query::RayCast;
+use parry3d::shape::TriMesh;
+use voxel_bench::alloc::{CountingAlloc, retained_bytes};
+use voxel_bench::workloads::Rng;
+use voxel_bench::{config, figure};
+use voxel_core::{Aabb, Ray, TriangleSource, VoxelBox};
+use voxel_kdtree::{CompactTree, KdTree, QuadTree, Scratch};
+use voxel_mesh::{Mesh, MeshOptions, Mesher};
+use voxel_store::VoxelStore;
+use voxel_store::generate::{self, Terrain};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// The generated world; the region is 4x2x4 chunks of 32^3 from it, around the mean ground height.
+const WORLD: IVec3 = IVec3::new(256, 128, 256);
+const REGION_MIN: IVec3 = IVec3::new(0, 32, 0);
+const REGION: IVec3 = IVec3::new(128, 64, 128);
+const RAYS: usize = 1024;
+const BOXES: usize = 1024;
+const T_MAX: f32 = 1000.0;
+
+/// One mesh in every contender's layout, with its trees built once for the query benches.
+struct Case {
+    name: String,
+    mesh: Mesh,
+    vertices: Vec<Vec3>,
+    indices: Vec<[u32; 3]>,
+    obvhs_tris: Vec<obvhs::triangle::Triangle>,
+    ours: KdTree,
+    quads: QuadTree,
+    parry: TriMesh,
+    fastest: Bvh2,
+    medium: Bvh2,
+}
+
+fn obvhs_build(tris: &[obvhs::triangle::Triangle], params: BvhBuildParams) -> Bvh2 {
+    let mut core_time = Duration::ZERO;
+    build_bvh2_from_tris(tris, params, &mut core_time)
+}
+
+impl Case {
+    fn new(name: String, mesh: Mesh) -> Self {
+        let vertices = mesh.positions().to_vec();
+        let indices: Vec<[u32; 3]> = (0..mesh.triangle_count() as u32).map(|t| mesh.triangle(t)).collect();
+        let obvhs_tris: Vec<obvhs::triangle::Triangle> = (0..mesh.triangle_count() as u32)
+            .map(|t| {
+                let [a, b, c] = mesh.triangle_positions(t);
+                obvhs::triangle::Triangle { v0: a.into(), v1: b.into(), v2: c.into() }
+            })
+            .collect();
+        let ours = KdTree::build(&mesh).expect("a mesher's mesh");
+        let quads = QuadTree::build(&mesh).expect("voxel-mesh emits quads");
+        let parry = TriMesh::new(vertices.clone(), indices.clone()).expect("valid mesh");
+        let fastest = obvhs_build(&obvhs_tris, BvhBuildParams::fastest_build());
+        let medium = obvhs_build(&obvhs_tris, BvhBuildParams::medium_build());
+        Self { name, mesh, vertices, indices, obvhs_tris, ours, quads, parry, fastest, medium }
+    }
+
+    fn triangles(&self) -> usize {
+        self.mesh.triangle_count()
+    }
+}
+
+fn obvhs_closest(bvh: &Bvh2, tris: &[obvhs::triangle::Triangle], ray: &Ray) -> f32 {
+    let r = obvhs::ray::Ray::new(Vec3A::from(ray.origin), Vec3A::from(ray.dir), 0.0, T_MAX);
+    let mut hit = ObvhsHit::none();
+    // A miss leaves `t` at the ray's far end; report it as infinite like the others.
+    if bvh.ray_traverse(r, &mut hit, |r, id| tris[bvh.primitive_indices[id] as usize].intersect(r)) {
+        hit.t
+    } else {
+        f32::INFINITY
+    }
+}
+
+fn obvhs_candidates(bvh: &Bvh2, query: &Aabb) -> usize {
+    let b = obvhs::aabb::Aabb::new(Vec3A::from(query.min), Vec3A::from(query.max));
+    let mut n = 0;
+    bvh.aabb_traverse(b, |bvh, node| {
+        n += bvh.nodes[node as usize].prim_count as usize;
+        true
+    });
+    n
+}
+
+fn parry_aabb(query: &Aabb) -> parry3d::bounding_volume::Aabb {
+    parry3d::bounding_volume::Aabb::new(query.min, query.max)
+}
+
+/// The 4x2x4-chunk region as one mesh, and the single 32^3 chunk of it with the most triangles.
+fn cases(world: &VoxelStore) -> Vec<Case> {
+    let mut mesher = Mesher::new();
+    let mut region = Mesh::new();
+    let start = std::time::Instant::now();
+    mesher
+        .surface_nets(world, VoxelBox::new(REGION_MIN, REGION_MIN + REGION), &MeshOptions::PHYSICS, &mut region)
+        .expect("region");
+    let region_ms = start.elapsed().as_secs_f64() * 1e3;
+    figure("kdtree/terrain-4x2x4-chunks/meshing-time-once", region_ms, "ms");
+    let mut chunk = Mesh::new();
+    let mut best = (0, VoxelBox::new(REGION_MIN, REGION_MIN + IVec3::splat(32)));
+    for key in VoxelBox::new(REGION_MIN, REGION_MIN + REGION).chunk_keys(32).iter() {
+        let b = VoxelBox::chunk(key, 32);
+        mesher.surface_nets(world, b, &MeshOptions::PHYSICS, &mut chunk).expect("chunk");
+        if chunk.triangle_count() > best.0 {
+            best = (chunk.triangle_count(), b);
+        }
+    }
+    mesher.surface_nets(world, best.1, &MeshOptions::PHYSICS, &mut chunk).expect("chunk");
+    vec![Case::new("terrain-4x2x4-chunks".into(), region), Case::new("terrain-32^3-chunk".into(), chunk)]
+}
+
+/// Rays from above the surface, downwards with up to about 45 degrees of tilt.
+fn rays_from_above(case: &Case, seed: u64) -> Vec<Ray> {
+    let b = case.ours.bounds();
+    let mut rng = Rng::new(seed);
+    (0..RAYS)
+        .map(|_| {
+            let origin = Vec3::new(rng.range(b.min.x, b.max.x), b.max.y + 5.0, rng.range(b.min.z, b.max.z));
+            let dir = Vec3::new(rng.range(-1.0, 1.0), -1.0, rng.range(-1.0, 1.0)).normalize();
+            Ray::new(origin, dir)
+        })
+        .collect()
+}
+
+/// Rays in every direction from air voxels with rock above them (caves and overhangs): the
+/// origin is empty and a ray straight up from it hits the mesh.
+fn rays_from_caves(case: &Case, world: &VoxelStore, seed: u64) -> Vec<Ray> {
+    let b = case.ours.bounds();
+    let mut rng = Rng::new(seed);
+    let mut scratch = Scratch::new();
+    let mut rays = Vec::with_capacity(RAYS);
+    let mut attempts = 0;
+    while rays.len() < RAYS && attempts < 1_000_000 {
+        attempts += 1;
+        let p = rng.point_in(&b.grow(-0.5));
+        if world.get(p.round().as_ivec3()).is_inside() {
+            continue;
+        }
+        if !case.ours.any_hit(&case.mesh, &Ray::new(p, Vec3::Y), T_MAX, &mut scratch) {
+            continue;
+        }
+        rays.push(Ray::new(p, rng.direction()));
+    }
+    rays
+}
+
+/// 2x2x2 boxes centred within one unit of surface points (where rays from above hit).
+fn boxes_near_surface(case: &Case, seed: u64) -> Vec<Aabb> {
+    let mut scratch = Scratch::new();
+    let mut rng = Rng::new(seed);
+    rays_from_above(case, seed)
+        .iter()
+        .filter_map(|r| case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map(|h| r.at(h.t)))
+        .take(BOXES)
+        .map(|p| {
+            let c = p + Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+            Aabb::new(c - Vec3::ONE, c + Vec3::ONE)
+        })
+        .collect()
+}
+
+fn build_group(c: &mut Criterion, case: &Case) {
+    let tris = case.triangles() as f64;
+    let (tree, ours_bytes) = retained_bytes(|| KdTree::build(&case.mesh).expect("mesh"));
+    drop(tree);
+    let (quads, quad_bytes) = retained_bytes(|| QuadTree::build(&case.mesh).expect("mesh"));
+    drop(quads);
+    let (parry, parry_bytes) =
+        retained_bytes(|| TriMesh::new(case.vertices.clone(), case.indices.clone()).expect("mesh"));
+    drop(parry);
+    let (fastest, fastest_bytes) = retained_bytes(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::fastest_build()));
+    drop(fastest);
+    let (medium, medium_bytes) = retained_bytes(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::medium_build()));
+    drop(medium);
+    let name = &case.name;
+    figure(&format!("kdtree/{name}/triangles"), tris, "");
+    figure(&format!("kdtree/{name}/nodes-per-triangle/ours"), case.ours.nodes().len() as f64 / tris, "");
+    figure(&format!("kdtree/{name}/depth/ours"), f64::from(case.ours.depth()), "");
+    figure(&format!("kdtree/{name}/bytes-per-triangle/ours"), ours_bytes as f64 / tris, "B");
+    figure(&format!("kdtree/{name}/bytes-per-triangle/ours-quads"), quad_bytes as f64 / tris, "B");
+    figure(&format!("kdtree/{name}/bytes-per-triangle/parry3d-with-mesh"), parry_bytes as f64 / tris, "B");
+    if let (Ok(compact), bytes) = retained_bytes(|| CompactTree::build(&case.mesh)) {
+        // Tree, 16-bit positions and 16-bit indices together.
+        figure(&format!("kdtree/{name}/bytes-per-triangle/ours-compact-with-mesh"), bytes as f64 / tris, "B");
+        drop(compact);
+    }
+    figure(&format!("kdtree/{name}/bytes-per-triangle/obvhs-fastest"), fastest_bytes as f64 / tris, "B");
+    figure(&format!("kdtree/{name}/bytes-per-triangle/obvhs-medium"), medium_bytes as f64 / tris, "B");
+
+    let mut group = c.benchmark_group("kdtree/build");
+    group.throughput(Throughput::Elements(case.triangles() as u64));
+    group.sample_size(10);
+    group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+        b.iter(|| KdTree::build(&case.mesh).expect("mesh").nodes().len());
+    });
+    group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
+        b.iter_batched(
+            || (case.vertices.clone(), case.indices.clone()),
+            |(v, i)| TriMesh::new(v, i).expect("mesh"),
+            BatchSize::LargeInput,
+        );
+    });
+    group.bench_with_input(BenchmarkId::new("obvhs-fastest", name), &(), |b, ()| {
+        b.iter(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::fastest_build()).nodes.len());
+    });
+    group.bench_with_input(BenchmarkId::new("obvhs-medium", name), &(), |b, ()| {
+        b.iter(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::medium_build()).nodes.len());
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("kdtree/build-quads");
+    group.throughput(Throughput::Elements(case.triangles() as u64));
+    group.sample_size(10);
+    group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+        b.iter(|| QuadTree::build(&case.mesh).expect("mesh").len());
+    });
+    group.bench_with_input(BenchmarkId::new("baseline", name), &(), |b, ()| {
+        b.iter(|| KdTree::build(&case.mesh).expect("mesh").len());
+    });
+    group.finish();
+}
+
+fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
+    let name = format!("{}/{label}", case.name);
+    let mut scratch = Scratch::for_tree(&case.ours);
+    // Same answers: count hits and compare mean distances once, outside the timing.
+    let ours: Vec<f32> = rays
+        .iter()
+        .map(|r| case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map_or(f32::INFINITY, |h| h.t))
+        .collect();
+    let parry: Vec<f32> = rays
+        .iter()
+        .map(|r| {
+            case.parry.cast_local_ray(&parry3d::query::Ray::new(r.origin, r.dir), T_MAX, true).unwrap_or(f32::INFINITY)
+        })
+        .collect();
+    let medium: Vec<f32> = rays.iter().map(|r| obvhs_closest(&case.medium, &case.obvhs_tris, r)).collect();
+    let hits = |v: &[f32]| v.iter().filter(|t| t.is_finite()).count() as f64;
+    let disagree = ours.iter().zip(&parry).filter(|(a, b)| (**a - **b).abs() > 1e-3 * a.abs().max(1.0)).count();
+    figure(&format!("kdtree/rays/{name}/hits/ours"), hits(&ours), &format!("of {}", rays.len()));
+    figure(&format!("kdtree/rays/{name}/hits/parry3d"), hits(&parry), &format!("of {}", rays.len()));
+    figure(&format!("kdtree/rays/{name}/hits/obvhs-medium"), hits(&medium), &format!("of {}", rays.len()));
+    figure(&format!("kdtree/rays/{name}/distance-disagreements-with-parry3d"), disagree as f64, "");
+
+    let mut group = c.benchmark_group("kdtree/rays");
+    group.throughput(Throughput::Elements(rays.len() as u64));
+    group.bench_with_input(BenchmarkId::new("ours", &name), &(), |b, ()| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for r in rays {
+                sum += case.ours.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+            }
+            sum
+        });
+    });
+    group.bench_with_input(BenchmarkId::new("parry3d", &name), &(), |b, ()| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for r in rays {
+                let r = parry3d::query::Ray::new(black_box(r).origin, r.dir);
+                sum += case.parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0);
+            }
+            sum
+        });
+    });
+    for (label, bvh) in [("obvhs-fastest", &case.fastest), ("obvhs-medium", &case.medium)] {
+        group.bench_with_input(BenchmarkId::new(label, &name), &(), |b, ()| {
+            b.iter(|| {
+                let mut sum = 0.0;
+                for r in rays {
+                    let t = obvhs_closest(bvh, &case.obvhs_tris, black_box(r));
+                    sum += if t.is_finite() { t } else { 0.0 };
+                }
+                sum
+            });
+        });
+    }
+    group.finish();
+
+    // Quads against triangles: the same tree code over half as many primitives.
+    let mut group = c.benchmark_group("kdtree/rays-quads");
+    group.throughput(Throughput::Elements(rays.len() as u64));
+    group.bench_with_input(BenchmarkId::new("ours", &name), &(), |b, ()| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for r in rays {
+                sum += case.quads.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+            }
+            sum
+        });
+    });
+    group.bench_with_input(BenchmarkId::new("baseline", &name), &(), |b, ()| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for r in rays {
+                sum += case.ours.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+            }
+            sum
+        });
+    });
+    group.finish();
+}
+
+fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
+    let name = format!("{}/2x2x2-near-surface", case.name);
+    let mut scratch = Scratch::for_tree(&case.ours);
+    let mut found = Vec::new();
+    let (mut ours, mut exact, mut parry, mut fastest, mut medium) = (0, 0, 0, 0, 0);
+    for b in boxes {
+        case.ours.query_aabb(b, &mut scratch, &mut found);
+        ours += found.len();
+        case.ours.query_aabb_exact(&case.mesh, b, &mut scratch, &mut found);
+        exact += found.len();
+        parry += case.parry.bvh().intersect_aabb(&parry_aabb(b)).count();
+        fastest += obvhs_candidates(&case.fastest, b);
+        medium += obvhs_candidates(&case.medium, b);
+    }
+    let per = |n: usize| n as f64 / boxes.len() as f64;
+    figure(&format!("kdtree/boxes/{name}/candidates/ours"), per(ours), "per box");
+    figure(&format!("kdtree/boxes/{name}/candidates/parry3d"), per(parry), "per box");
+    figure(&format!("kdtree/boxes/{name}/candidates/obvhs-fastest"), per(fastest), "per box");
+    figure(&format!("kdtree/boxes/{name}/candidates/obvhs-medium"), per(medium), "per box");
+    figure(&format!("kdtree/boxes/{name}/exact-triangle-box-hits"), per(exact), "per box");
+
+    let mut group = c.benchmark_group("kdtree/boxes");
+    group.throughput(Throughput::Elements(boxes.len() as u64));
+    group.bench_with_input(BenchmarkId::new("ours", &name), &(), |bench, ()| {
+        bench.iter(|| {
+            let mut n = 0;
+            for b in boxes {
+                case.ours.query_aabb(black_box(b), &mut scratch, &mut found);
+                n += found.len();
+            }
+            n
+        });
+    });
+    group.bench_with_input(BenchmarkId::new("parry3d", &name), &(), |bench, ()| {
+        bench.iter(|| {
+            let mut n = 0;
+            for b in boxes {
+                n += case.parry.bvh().intersect_aabb(&parry_aabb(black_box(b))).count();
+            }
+            n
+        });
+    });
+    for (label, bvh) in [("obvhs-fastest", &case.fastest), ("obvhs-medium", &case.medium)] {
+        group.bench_with_input(BenchmarkId::new(label, &name), &(), |bench, ()| {
+            bench.iter(|| boxes.iter().map(|b| obvhs_candidates(bvh, black_box(b))).sum::<usize>());
+        });
+    }
+    group.finish();
+
+    // Candidates plus the exact triangle-box test (ours only: the peers have no such query).
+    let mut group = c.benchmark_group("kdtree/boxes-exact");
+    group.throughput(Throughput::Elements(boxes.len() as u64));
+    group.bench_with_input(BenchmarkId::new("ours", &name), &(), |bench, ()| {
+        bench.iter(|| {
+            let mut n = 0;
+            for b in boxes {
+                case.ours.query_aabb_exact(&case.mesh, black_box(b), &mut scratch, &mut found);
+                n += found.len();
+            }
+            n
+        });
+    });
+    group.finish();
+}
+
+fn terrain(c: &mut Criterion) {
+    let world = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
+    for case in cases(&world) {
+        build_group(c, &case);
+        let above = rays_from_above(&case, 11);
+        ray_group(c, &case, "from-above", &above);
+        let caves = rays_from_caves(&case, &world, 12);
+        figure(&format!("kdtree/rays/{}/from-caves/rays", case.name), caves.len() as f64, "");
+        if !caves.is_empty() {
+            ray_group(c, &case, "from-caves", &caves);
+        }
+        let boxes = boxes_near_surface(&case, 13);
+        box_group(c, &case, &boxes);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = terrain
+}
+criterion_main!(benches);

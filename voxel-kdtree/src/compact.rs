@@ -1,0 +1,293 @@
+//! The compact form (seed `000_ce04cac11e01e96d.txt`, "Loose kD tree: construction", last
+//! paragraphs: "packing positions using 16-bit integers and optimize the kD tree node in a similar
+//! fashion, getting to ~6b per kD node and resulting in total triangle impact of 3.5b vertex + 6b
+//! index + 6b tree = 15.5b"). A self-contained copy of a chunk-sized mesh: 16-bit vertex positions
+//! on a grid over the tree bounds, 16-bit indices, and 6-byte nodes whose planes are rounded
+//! outwards.
+//!
+//! Quantization moves vertices by up to half a grid step, so the queries are conservative rather
+//! than exact: every test is widened by [`CompactTree::tolerance`], and a hit the full form finds
+//! is never missed (tested), at a distance no later than the far side of its triangle's widened
+//! box along the ray.
+
+use glam::{DVec2, Vec3};
+use voxel_core::{Aabb, Ray, TriangleSource};
+
+use crate::intersect::Sheared;
+use crate::node::Node;
+use crate::query::{NodeSource, walk_aabb, walk_ray};
+use crate::{KdTree, KdTreeError, RayHit, Scratch};
+
+/// Most nodes a compact tree holds: the 14-bit child index (about 15k triangles; a 32^3 terrain
+/// chunk has 2k to 12k).
+pub const MAX_COMPACT_NODES: usize = 1 << 14;
+
+/// Grid steps per axis over the bounds.
+const STEPS: f32 = 65535.0;
+
+/// A 6-byte node: two 16-bit planes and `first_child << 2 | axis`, or two 16-bit triangle ids and
+/// `count << 2 | 3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CompactNode([u16; 3]);
+
+const _: () = assert!(size_of::<CompactNode>() == 6);
+
+/// A conservative, self-contained loose kD tree over one chunk-sized mesh, about 15.5 bytes per
+/// triangle with the mesh included.
+///
+/// ```
+/// use glam::Vec3;
+/// use voxel_core::{IndexedMesh, Ray};
+/// use voxel_kdtree::{CompactTree, Scratch};
+///
+/// let mesh = IndexedMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::Z], vec![[0, 2, 1]])?;
+/// let tree = CompactTree::build(&mesh)?;
+/// let hit = tree.cast_ray(&Ray::new(Vec3::new(0.2, 1.0, 0.2), Vec3::NEG_Y), 10.0, &mut Scratch::new());
+/// assert!(hit.is_some_and(|h| (h.t - 1.0).abs() <= tree.tolerance() * 2.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompactTree {
+    nodes: Vec<CompactNode>,
+    vertices: Vec<[u16; 3]>,
+    triangles: Vec<[u16; 3]>,
+    /// The grid: a position is `origin + q * step`.
+    origin: Vec3,
+    step: Vec3,
+    /// How far a stored position may be from the original one, per coordinate, with rounding.
+    tolerance: f32,
+    bounds: Aabb,
+    depth: u32,
+    stored: usize,
+}
+
+impl CompactTree {
+    /// Builds the compact form of `source` (the full tree first, then packed).
+    ///
+    /// # Errors
+    ///
+    /// [`KdTreeError::TooLargeForCompact`] past 65536 vertices or triangles or
+    /// [`MAX_COMPACT_NODES`] nodes; [`KdTreeError::Source`] as [`KdTree::build`].
+    pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
+        for (what, count, limit) in
+            [("vertices", source.vertex_count(), 1 << 16), ("triangles", source.triangle_count(), 1 << 16)]
+        {
+            if count > limit {
+                return Err(KdTreeError::TooLargeForCompact { what, count });
+            }
+        }
+        let full = KdTree::build(source)?;
+        if full.nodes.len() > MAX_COMPACT_NODES {
+            return Err(KdTreeError::TooLargeForCompact { what: "nodes", count: full.nodes.len() });
+        }
+        let bounds = full.bounds;
+        let (origin, step) = if bounds.is_valid() {
+            // A flat mesh has a zero extent on an axis; any positive step works there.
+            (bounds.min, (bounds.size() / STEPS).max(Vec3::splat(f32::MIN_POSITIVE)))
+        } else {
+            (Vec3::ZERO, Vec3::ONE)
+        };
+        let max_abs = bounds.min.abs().max(bounds.max.abs()).max_element();
+        // Half a step of rounding, plus the `f32` rounding of `origin + q * step` at these
+        // coordinates (a few ulps), whichever grid is the coarser.
+        let tolerance = if bounds.is_valid() { 0.5 * step.max_element() + 8.0 * f32::EPSILON * max_abs } else { 0.0 };
+        let quantize = |v: Vec3| -> [u16; 3] {
+            // Non-finite vertices belong to triangles the tree left out; any value will do.
+            let q = ((v - origin) / step).round().clamp(Vec3::ZERO, Vec3::splat(STEPS));
+            let q = if q.is_finite() { q } else { Vec3::ZERO };
+            [q.x as u16, q.y as u16, q.z as u16]
+        };
+        let vertices = (0..source.vertex_count() as u32).map(|v| quantize(source.vertex(v))).collect();
+        let triangles = (0..source.triangle_count() as u32).map(|t| source.triangle(t).map(|i| i as u16)).collect();
+        let nodes = full
+            .nodes
+            .iter()
+            .map(|n| {
+                if n.is_leaf() {
+                    let (ids, count) = n.ids();
+                    CompactNode([ids[0] as u16, ids[1] as u16, ((count as u16) << 2) | 3])
+                } else {
+                    let (left, right) = n.planes();
+                    let axis = n.axis();
+                    let grid = |p: f32| (p - origin[axis]) / step[axis];
+                    // Outwards: the left plane up, the right plane down.
+                    let l = grid(left).ceil().clamp(0.0, STEPS) as u16;
+                    let r = grid(right).floor().clamp(0.0, STEPS) as u16;
+                    CompactNode([l, r, ((n.index() as u16) << 2) | axis as u16])
+                }
+            })
+            .collect();
+        Ok(Self {
+            nodes,
+            vertices,
+            triangles,
+            origin,
+            step,
+            tolerance,
+            bounds,
+            depth: full.depth,
+            stored: full.primitives,
+        })
+    }
+
+    /// How far (per coordinate, world units) a stored vertex may be from the original: half a grid
+    /// step plus rounding. Every query is widened by it.
+    pub fn tolerance(&self) -> f32 {
+        self.tolerance
+    }
+
+    /// Triangles stored in the tree.
+    pub fn len(&self) -> usize {
+        self.stored
+    }
+
+    /// True when the tree holds no triangle.
+    pub fn is_empty(&self) -> bool {
+        self.stored == 0
+    }
+
+    /// The deepest leaf's depth.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Bytes held on the heap: nodes, quantized vertices and indices.
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<CompactNode>()
+            + self.vertices.capacity() * size_of::<[u16; 3]>()
+            + self.triangles.capacity() * size_of::<[u16; 3]>()
+    }
+
+    /// Triangle `t` as stored (dequantized).
+    pub fn triangle_positions(&self, t: u32) -> [Vec3; 3] {
+        let Some(tri) = self.triangles.get(t as usize) else { return [Vec3::ZERO; 3] };
+        tri.map(|i| self.vertex(i))
+    }
+
+    #[inline(always)]
+    fn vertex(&self, i: u16) -> Vec3 {
+        let q = self.vertices.get(i as usize).copied().unwrap_or([0; 3]);
+        self.origin + Vec3::new(f32::from(q[0]), f32::from(q[1]), f32::from(q[2])) * self.step
+    }
+
+    /// Candidate triangles for `query`: a superset of the triangles the full tree's
+    /// [`KdTree::query_aabb`] gives, in traversal order, in `out` (cleared first).
+    pub fn query_aabb(&self, query: &Aabb, scratch: &mut Scratch, out: &mut Vec<u32>) {
+        out.clear();
+        walk_aabb(self, query, scratch, |id| out.push(id));
+    }
+
+    /// The triangles whose stored form overlaps `query` grown by the tolerance: a superset of
+    /// what [`KdTree::query_aabb_exact`] gives over the original mesh.
+    pub fn query_aabb_exact(&self, query: &Aabb, scratch: &mut Scratch, out: &mut Vec<u32>) {
+        out.clear();
+        if !query.is_valid() {
+            return;
+        }
+        let grown = query.grow(self.tolerance);
+        walk_aabb(self, &grown, scratch, |id| {
+            if crate::triangle_overlaps_aabb(self.triangle_positions(id), &grown) {
+                out.push(id);
+            }
+        });
+    }
+
+    /// A conservative closest hit: `Some` whenever the full form's [`KdTree::cast_ray`] finds a
+    /// hit, at a `t` no later than the far side (along the ray) of the box around that triangle
+    /// grown by the tolerance. Bad rays hit nothing.
+    pub fn cast_ray(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> Option<RayHit> {
+        let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
+        walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
+            if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
+                let hit = RayHit { t, triangle: id };
+                if hit.before(&best) {
+                    best = hit;
+                    *cutoff = t;
+                }
+            }
+            false
+        });
+        (best.triangle != u32::MAX).then_some(best)
+    }
+
+    /// True whenever the full form's [`KdTree::any_hit`] is (and possibly for near misses).
+    pub fn any_hit(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> bool {
+        let mut found = false;
+        walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
+            found = self.conservative_hit(ray, shear, id, *cutoff).is_some();
+            found
+        });
+        found
+    }
+
+    /// Every triangle the ray may hit (a superset of the full form's [`KdTree::all_hits`]),
+    /// sorted by `t` then triangle, in `out` (cleared first).
+    pub fn all_hits(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch, out: &mut Vec<RayHit>) {
+        out.clear();
+        walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
+            if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
+                out.push(RayHit { t, triangle: id });
+            }
+            false
+        });
+        out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    }
+
+    /// The widened test. In the ray's sheared frame each stored vertex is within `2 * tolerance`
+    /// of the original (the shear adds at most the major axis' error once), so a point of the
+    /// original triangle is within that distance of the stored one: accept when the ray's 2D point
+    /// is within it of every edge, for either winding. The distance comes from the stored plane,
+    /// clamped into the ray's interval through the triangle's widened box (which holds the
+    /// original hit); a ray missing that box cannot hit the original.
+    fn conservative_hit(&self, ray: &Ray, shear: &Sheared, id: u32, t_max: f32) -> Option<f32> {
+        let tri = self.triangle_positions(id);
+        let grown = Aabb::from_points(tri).grow(self.tolerance);
+        let (enter, exit) = grown.intersect_ray(ray, 0.0, t_max)?;
+        let [a, b, c] = tri.map(|v| shear.project(v));
+        let r = 2.0 * std::f32::consts::SQRT_2 * self.tolerance;
+        let edge = |p: (f32, f32), q: (f32, f32)| {
+            // Double precision: the products of `f32`s are exact, the margin needs no slack.
+            let (p, q) = (DVec2::new(f64::from(p.0), f64::from(p.1)), DVec2::new(f64::from(q.0), f64::from(q.1)));
+            (q.x * p.y - q.y * p.x, (q - p).length() * f64::from(r))
+        };
+        let (a2, b2, c2) = ((a.x, a.y), (b.x, b.y), (c.x, c.y));
+        let edges = [edge(b2, c2), edge(c2, a2), edge(a2, b2)];
+        let positive = edges.iter().all(|(u, m)| *u >= -m);
+        let negative = edges.iter().all(|(u, m)| *u <= *m);
+        if !(positive || negative) {
+            return None;
+        }
+        let (u, v, w) = (edges[0].0, edges[1].0, edges[2].0);
+        let det = u + v + w;
+        let t = ((u * f64::from(a.z) + v * f64::from(b.z) + w * f64::from(c.z)) / det) as f32;
+        // Edge-on or far outside the box: the box interval still holds the original hit.
+        Some(if t.is_nan() { enter } else { t.clamp(enter, exit) })
+    }
+}
+
+impl NodeSource for CompactTree {
+    #[inline(always)]
+    fn node(&self, index: u32) -> Node {
+        let Some(&CompactNode([a, b, tag])) = self.nodes.get(index as usize) else { return Node::EMPTY_LEAF };
+        let axis = usize::from(tag & 3);
+        if axis == 3 {
+            let ids = [u32::from(a), u32::from(b)];
+            return match tag >> 2 {
+                1 => Node::leaf(&ids[..1]),
+                2 => Node::leaf(&ids),
+                _ => Node::EMPTY_LEAF,
+            };
+        }
+        // Planes widened by the tolerance, so rounding in the decode never tightens them.
+        let plane = |q: u16| self.origin[axis] + f32::from(q) * self.step[axis];
+        Node::branch(axis, [plane(a) + self.tolerance, plane(b) - self.tolerance], u32::from(tag >> 2))
+    }
+    #[inline]
+    fn root_bounds(&self) -> Aabb {
+        if self.stored == 0 { Aabb::EMPTY } else { self.bounds.grow(self.tolerance) }
+    }
+    #[inline]
+    fn tree_depth(&self) -> u32 {
+        self.depth
+    }
+}

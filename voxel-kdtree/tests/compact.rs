@@ -1,0 +1,132 @@
+//! The compact form is conservative: it never misses a hit or a box overlap the full form finds,
+//! and its closest hit is no later than the full one's triangle allows. Random meshes near the
+//! origin and far from it (where `f32` spacing beats the 16-bit grid), and Surface Nets chunks.
+
+use glam::{IVec3, Vec3};
+use proptest::prelude::*;
+use voxel_core::{Aabb, IndexedMesh, Ray, TriangleSource, VoxelBox};
+use voxel_kdtree::{CompactTree, KdTree, KdTreeError, Scratch};
+use voxel_mesh::{Mesh, MeshOptions, Mesher};
+use voxel_store::generate::{self, Terrain};
+
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32) / (1u64 << 24) as f32
+    }
+    fn point(&mut self, b: &Aabb) -> Vec3 {
+        b.min + (b.max - b.min) * Vec3::new(self.unit(), self.unit(), self.unit())
+    }
+}
+
+fn soup(seed: u64, n: usize, offset: Vec3, extent: f32) -> IndexedMesh {
+    let mut r = Rng(seed);
+    let b = Aabb::new(offset, offset + Vec3::splat(extent));
+    let mut positions = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..n as u32 {
+        let c = r.point(&b);
+        let size = extent * 0.1;
+        for _ in 0..3 {
+            positions.push(c + (r.point(&Aabb::new(Vec3::ZERO, Vec3::ONE)) - 0.5) * size);
+        }
+        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    IndexedMesh::new(positions, tris).unwrap()
+}
+
+fn check<S: TriangleSource>(mesh: &S, seed: u64) {
+    let full = KdTree::build(mesh).unwrap();
+    let compact = CompactTree::build(mesh).unwrap();
+    assert_eq!(compact.len(), full.len());
+    let mut r = Rng(seed);
+    let b = full.bounds();
+    if !b.is_valid() {
+        return;
+    }
+    let around = b.grow(b.size().max_element() * 0.3 + 0.5);
+    let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
+    let (mut all_full, mut all_compact) = (Vec::new(), Vec::new());
+    let tol = compact.tolerance();
+    for i in 0..300 {
+        let origin = r.point(&around);
+        let target = if i % 2 == 0 {
+            r.point(&b)
+        } else {
+            // Straight at a vertex or an edge midpoint, where quantization matters most.
+            let t = (i as u32 / 2) % mesh.triangle_count() as u32;
+            let [p, q, _] = mesh.triangle_positions(t);
+            if i % 4 == 1 { p } else { (p + q) * 0.5 }
+        };
+        let ray = Ray::new(origin, target - origin);
+        let expect = full.cast_ray(mesh, &ray, 10.0, &mut s1);
+        let got = compact.cast_ray(&ray, 10.0, &mut s2);
+        if let Some(e) = expect {
+            let g = got.unwrap_or_else(|| panic!("compact missed {e:?} of {ray:?}"));
+            // No later than the far side of the full hit's triangle box, grown by the tolerance.
+            let tri = Aabb::from_points(compact.triangle_positions(e.triangle)).grow(2.0 * tol);
+            let far = tri.intersect_ray(&ray, 0.0, 10.0).map_or(e.t, |(_, exit)| exit);
+            assert!(g.t <= far.max(e.t) * (1.0 + 1e-5) + 1e-5, "compact {g:?} later than {e:?} (far side {far})");
+        }
+        assert!(!full.any_hit(mesh, &ray, 10.0, &mut s1) || compact.any_hit(&ray, 10.0, &mut s2));
+        full.all_hits(mesh, &ray, 10.0, &mut s1, &mut all_full);
+        compact.all_hits(&ray, 10.0, &mut s2, &mut all_compact);
+        for h in &all_full {
+            assert!(all_compact.iter().any(|c| c.triangle == h.triangle), "all-hits lost {h:?}");
+        }
+    }
+    let (mut a, mut c) = (Vec::new(), Vec::new());
+    for _ in 0..200 {
+        let centre = r.point(&around);
+        let h = r.point(&Aabb::new(Vec3::ZERO, Vec3::splat(b.size().max_element() * 0.1)));
+        let query = Aabb::new(centre - h, centre + h);
+        full.query_aabb(&query, &mut s1, &mut a);
+        compact.query_aabb(&query, &mut s2, &mut c);
+        for id in &a {
+            assert!(c.contains(id), "candidate {id} lost");
+        }
+        full.query_aabb_exact(mesh, &query, &mut s1, &mut a);
+        compact.query_aabb_exact(&query, &mut s2, &mut c);
+        for id in &a {
+            assert!(c.contains(id), "overlap {id} lost");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compact_is_conservative_near_the_origin(seed in any::<u64>(), n in 1usize..300) {
+        check(&soup(seed, n, Vec3::ZERO, 30.0), seed);
+    }
+
+    #[test]
+    fn compact_is_conservative_far_away(seed in any::<u64>(), n in 1usize..300) {
+        check(&soup(seed, n, Vec3::new(70000.0, -3000.0, 25000.0), 32.0), seed);
+    }
+}
+
+#[test]
+fn compact_on_surface_nets_chunks() {
+    let world = generate::terrain(&Terrain::new(IVec3::new(64, 64, 64), 8)).unwrap();
+    let mut mesher = Mesher::new();
+    let mut mesh = Mesh::new();
+    for key in [IVec3::ZERO, IVec3::new(1, 0, 1), IVec3::new(1, 1, 0)] {
+        mesher.surface_nets(&world, VoxelBox::chunk(key, 32), &MeshOptions::PHYSICS, &mut mesh).unwrap();
+        if mesh.triangle_count() > 0 {
+            check(&mesh, 7);
+            let compact = CompactTree::build(&mesh).unwrap();
+            let bytes = compact.heap_bytes() as f64 / mesh.triangle_count() as f64;
+            assert!(bytes < 17.0, "{bytes} B per triangle");
+        }
+    }
+}
+
+#[test]
+fn too_large_is_an_error() {
+    let mesh = soup(1, 20000, Vec3::ZERO, 100.0);
+    assert!(matches!(CompactTree::build(&mesh), Err(KdTreeError::TooLargeForCompact { .. })));
+}
