@@ -263,13 +263,22 @@ pub(crate) fn walk_aabb<T: NodeSource>(tree: &T, query: &Aabb, scratch: &mut Scr
     }
 }
 
+/// Pending far children of a ray traversal: one per level at most, so the depth bound of the
+/// largest tree (63, see [`depth_bound`](crate::depth_bound)) plus margin.
+const RAY_STACK: usize = 66;
+
 /// The segment traversal. `visit(shear, primitive, cutoff)` tests one primitive; it may lower
 /// `cutoff` (nodes whose segment starts beyond it are skipped) and returns `true` to stop.
+///
+/// The current segment stays in registers: at a branch the near child becomes the current one
+/// and only the far child is pushed, onto a fixed array on the call stack. Popping what was just
+/// pushed (three 4-byte stores read back as one wider load) stalled on store forwarding and cost
+/// most of the traversal's time.
 pub(crate) fn walk_ray<T: NodeSource>(
     tree: &T,
     ray: &Ray,
     t_max: f32,
-    scratch: &mut Scratch,
+    _scratch: &mut Scratch,
     mut visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
 ) {
     if !ray.is_valid() || !(t_max >= 0.0) {
@@ -284,10 +293,18 @@ pub(crate) fn walk_ray<T: NodeSource>(
     let scale = bounds.min.abs().max(bounds.max.abs()).max_element() + ray.origin.abs().max_element();
     let enter = (enter - WIDEN * (enter.abs() + scale / ray.dir.abs().max_element())).max(0.0);
     let mut cutoff = t_max;
-    scratch.reserve(tree.tree_depth());
-    let stack = &mut scratch.segments;
-    stack.push(Segment { node: 0, t_min: enter, t_max: exit });
-    while let Some(seg) = stack.pop() {
+    let mut stack = [Segment { node: 0, t_min: 0.0, t_max: 0.0 }; RAY_STACK];
+    let mut depth = 0;
+    let mut current = Some(Segment { node: 0, t_min: enter, t_max: exit });
+    loop {
+        let seg = match current.take() {
+            Some(seg) => seg,
+            None if depth > 0 => {
+                depth -= 1;
+                stack[depth]
+            }
+            None => return,
+        };
         // Strict, so a node starting exactly at the best hit is still visited for ties.
         if seg.t_min > cutoff {
             continue;
@@ -305,37 +322,54 @@ pub(crate) fn walk_ray<T: NodeSource>(
         let (left, right) = node.planes();
         let (axis, first) = (node.axis(), node.index());
         let (o, inv) = (origin[axis], inv[axis]);
-        if inv.is_infinite() {
+        let (near, far) = if inv.is_infinite() {
             // Parallel to the planes: a child holds the whole segment or none of it.
-            if o >= right {
-                stack.push(Segment { node: first + 1, ..seg });
-            }
-            if o <= left {
-                stack.push(Segment { node: first, ..seg });
-            }
-            continue;
-        }
-        let pad = WIDEN * (left.abs().max(right.abs()) + o.abs()) * inv.abs();
-        let t_left = (left - o) * inv;
-        let t_right = (right - o) * inv;
-        if inv > 0.0 {
-            // Left (coordinate <= left plane) comes first along the ray: t <= t_left; the
-            // right child is t >= t_right. Push the far child first, so the near one pops
-            // first.
-            if t_right - pad <= seg.t_max {
-                stack.push(Segment { node: first + 1, t_min: seg.t_min.max(t_right - pad), t_max: seg.t_max });
-            }
-            if t_left + pad >= seg.t_min {
-                stack.push(Segment { node: first, t_min: seg.t_min, t_max: seg.t_max.min(t_left + pad) });
-            }
+            (
+                (o <= left).then_some(Segment { node: first, ..seg }),
+                (o >= right).then_some(Segment { node: first + 1, ..seg }),
+            )
         } else {
-            // Going down the axis: the right child comes first, t <= t_right; left is t >= t_left.
-            if t_left - pad <= seg.t_max {
-                stack.push(Segment { node: first, t_min: seg.t_min.max(t_left - pad), t_max: seg.t_max });
+            let pad = WIDEN * (left.abs().max(right.abs()) + o.abs()) * inv.abs();
+            let t_left = (left - o) * inv;
+            let t_right = (right - o) * inv;
+            if inv > 0.0 {
+                // Left (coordinate <= left plane) comes first along the ray: t <= t_left; the
+                // right child is t >= t_right.
+                (
+                    (t_left + pad >= seg.t_min).then_some(Segment {
+                        node: first,
+                        t_min: seg.t_min,
+                        t_max: seg.t_max.min(t_left + pad),
+                    }),
+                    (t_right - pad <= seg.t_max).then_some(Segment {
+                        node: first + 1,
+                        t_min: seg.t_min.max(t_right - pad),
+                        t_max: seg.t_max,
+                    }),
+                )
+            } else {
+                // Going down the axis: the right child comes first, t <= t_right; left is t >= t_left.
+                (
+                    (t_right + pad >= seg.t_min).then_some(Segment {
+                        node: first + 1,
+                        t_min: seg.t_min,
+                        t_max: seg.t_max.min(t_right + pad),
+                    }),
+                    (t_left - pad <= seg.t_max).then_some(Segment {
+                        node: first,
+                        t_min: seg.t_min.max(t_left - pad),
+                        t_max: seg.t_max,
+                    }),
+                )
             }
-            if t_right + pad >= seg.t_min {
-                stack.push(Segment { node: first + 1, t_min: seg.t_min, t_max: seg.t_max.min(t_right + pad) });
+        };
+        if let Some(far) = far {
+            // At most one far child per level is pending, and the depth is bounded.
+            if let Some(slot) = stack.get_mut(depth) {
+                *slot = far;
+                depth += 1;
             }
         }
+        current = near;
     }
 }
