@@ -1,0 +1,208 @@
+//! Concavity error from uniform surface samples (seed `003_a99cbdb76048d4ca.txt`, "Concavity Error
+//! Calculation").
+//!
+//! Every triangle is sampled on a grid of a fixed spacing (not a fixed count per triangle, which
+//! leaves large triangles with blind spots), and the samples go into a dense spatial grid. A
+//! candidate hull gathers the samples in its bounding box, keeps those inside it, and casts a ray
+//! from each along its surface normal to the hull's far side: the longest ray is the error. A hull
+//! that only wraps the surface gives rays of length zero; a hull that seals a cavity gives rays as
+//! long as the cavity is deep. The scan stops as soon as one ray exceeds the limit.
+//!
+//! Flat hulls have no inside for these rays; their error is the square root of the area they add
+//! to the two hulls they merge (the seed's trick), computed by the caller.
+
+use glam::DVec3;
+
+use crate::quantize::Prepared;
+use crate::quickhull::Plane;
+
+/// Surface samples sorted by grid cell, with the cell ranges.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Samples {
+    positions: Vec<DVec3>,
+    normals: Vec<DVec3>,
+    origin: DVec3,
+    inv_cell: f64,
+    dims: [usize; 3],
+    /// `cell_start[c]..cell_start[c + 1]` are the samples of cell `c` (x fastest, then y, then z).
+    cell_start: Vec<u32>,
+}
+
+/// The most cells per axis: 64^3 cells of 4 bytes is 1 MiB, and finer cells stop paying once a
+/// cell holds a handful of samples.
+const MAX_CELLS_PER_AXIS: usize = 64;
+
+impl Samples {
+    /// Samples every triangle of `mesh` on a grid of about `spacing` (at least one sample per
+    /// triangle, at its centre when it is smaller than the spacing).
+    pub(crate) fn new(mesh: &Prepared, spacing: f64) -> Self {
+        let mut raw: Vec<(DVec3, DVec3)> = Vec::new();
+        for tri in &mesh.triangles {
+            let [a, b, c] = tri.map(|v| mesh.positions[v as usize]);
+            sample_triangle(a, b, c, spacing, &mut raw);
+        }
+        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        for (p, _) in &raw {
+            lo = lo.min(*p);
+            hi = hi.max(*p);
+        }
+        if raw.is_empty() {
+            return Self::default();
+        }
+        let extent = (hi - lo).max_element().max(spacing);
+        // About two samples' spacing per cell, but never more than MAX_CELLS_PER_AXIS.
+        let cell = (2.0 * spacing).max(extent / MAX_CELLS_PER_AXIS as f64);
+        let dims = ((hi - lo) / cell).floor().as_uvec3().to_array().map(|d| (d as usize + 1).min(MAX_CELLS_PER_AXIS));
+        let mut grid = Samples { origin: lo, inv_cell: 1.0 / cell, dims, ..Self::default() };
+        let mut keyed: Vec<(u32, u32)> =
+            raw.iter().enumerate().map(|(i, (p, _))| (grid.cell_index(*p), i as u32)).collect();
+        // Sorting by (cell, sample) keeps the order deterministic.
+        keyed.sort_unstable();
+        let n_cells = dims[0] * dims[1] * dims[2];
+        grid.cell_start = vec![0; n_cells + 1];
+        for &(c, _) in &keyed {
+            grid.cell_start[c as usize + 1] += 1;
+        }
+        for c in 0..n_cells {
+            grid.cell_start[c + 1] += grid.cell_start[c];
+        }
+        grid.positions = keyed.iter().map(|&(_, i)| raw[i as usize].0).collect();
+        grid.normals = keyed.iter().map(|&(_, i)| raw[i as usize].1).collect();
+        grid
+    }
+
+    /// Number of samples.
+    pub(crate) fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    fn cell_coords(&self, p: DVec3) -> [usize; 3] {
+        let c = ((p - self.origin) * self.inv_cell).floor();
+        // Clamped: points outside the grid's box read the border cells (their samples are tested
+        // against the exact box anyway).
+        [0, 1, 2].map(|k| (c[k].max(0.0) as usize).min(self.dims[k] - 1))
+    }
+
+    fn cell_index(&self, p: DVec3) -> u32 {
+        let [x, y, z] = self.cell_coords(p);
+        (x + self.dims[0] * (y + self.dims[1] * z)) as u32
+    }
+
+    /// The concavity error of the solid hull bounded by `planes` with box `lo..hi`: the longest
+    /// ray from a sample inside (within `eps`) along its normal to the hull's far side. Returns
+    /// as soon as a ray is longer than `limit` (the value is then that ray's length).
+    pub(crate) fn concavity(&self, planes: &[Plane], lo: DVec3, hi: DVec3, eps: f64, limit: f64) -> f64 {
+        if self.positions.is_empty() {
+            return 0.0;
+        }
+        let (lo, hi) = (lo - DVec3::splat(eps), hi + DVec3::splat(eps));
+        let c0 = self.cell_coords(lo);
+        let c1 = self.cell_coords(hi);
+        let mut worst = 0.0f64;
+        for z in c0[2]..=c1[2] {
+            for y in c0[1]..=c1[1] {
+                let row = self.dims[0] * (y + self.dims[1] * z);
+                let start = self.cell_start[row + c0[0]] as usize;
+                let end = self.cell_start[row + c1[0] + 1] as usize;
+                for i in start..end {
+                    let p = self.positions[i];
+                    if !(p.cmpge(lo).all() && p.cmple(hi).all()) {
+                        continue;
+                    }
+                    let d = self.normals[i];
+                    let mut t_exit = f64::INFINITY;
+                    let mut inside = true;
+                    for plane in planes {
+                        let dist = plane.distance(p);
+                        if dist > eps {
+                            inside = false;
+                            break;
+                        }
+                        let along = plane.normal.dot(d);
+                        if along > 0.0 {
+                            // A sample on or just past the plane leaves the hull at once.
+                            t_exit = t_exit.min((-dist).max(0.0) / along);
+                        }
+                    }
+                    if inside && t_exit.is_finite() && t_exit > worst {
+                        worst = t_exit;
+                        if worst > limit {
+                            return worst;
+                        }
+                    }
+                }
+            }
+        }
+        worst
+    }
+}
+
+/// Samples of one triangle on rows parallel to its longest edge, `spacing` apart, each row split
+/// evenly at about `spacing`: about area / spacing^2 samples, at least one.
+fn sample_triangle(a: DVec3, b: DVec3, c: DVec3, spacing: f64, out: &mut Vec<(DVec3, DVec3)>) {
+    let Some(normal) = (b - a).cross(c - a).try_normalize() else { return };
+    // Rotate the corners so that a -> b is the longest edge.
+    let (a, b, c) = {
+        let (ab, bc, ca) = ((b - a).length_squared(), (c - b).length_squared(), (a - c).length_squared());
+        if ab >= bc && ab >= ca {
+            (a, b, c)
+        } else if bc >= ca {
+            (b, c, a)
+        } else {
+            (c, a, b)
+        }
+    };
+    let length = (b - a).length();
+    let u = (b - a) / length;
+    let w = normal.cross(u);
+    let cx = (c - a).dot(u);
+    let height = (c - a).dot(w);
+    if !(height > 0.0 && length > 0.0) {
+        return;
+    }
+    let rows = ((height / spacing).round() as usize).max(1);
+    for r in 0..rows {
+        let y = (r as f64 + 0.5) * height / rows as f64;
+        let f = y / height;
+        let (x0, x1) = (cx * f, length + (cx - length) * f);
+        let n = (((x1 - x0) / spacing).round() as usize).max(1);
+        for k in 0..n {
+            let x = x0 + (k as f64 + 0.5) * (x1 - x0) / n as f64;
+            out.push((a + u * x + w * y, normal));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_samples_are_inside_and_about_area_over_spacing_squared() {
+        let (a, b, c) = (DVec3::ZERO, DVec3::new(100.0, 0.0, 0.0), DVec3::new(30.0, 0.0, 80.0));
+        let mut out = Vec::new();
+        sample_triangle(a, b, c, 5.0, &mut out);
+        let area = 0.5 * 100.0 * 80.0;
+        let expected = area / 25.0;
+        assert!((out.len() as f64 - expected).abs() < 0.15 * expected, "{} vs {expected}", out.len());
+        for (p, n) in out {
+            // Barycentric check against the original corners.
+            let v0 = b - a;
+            let v1 = c - a;
+            let v2 = p - a;
+            let d = v0.x * v1.z - v1.x * v0.z;
+            let s = (v2.x * v1.z - v1.x * v2.z) / d;
+            let t = (v0.x * v2.z - v2.x * v0.z) / d;
+            assert!(s >= 0.0 && t >= 0.0 && s + t <= 1.0, "{p}");
+            assert!(p.y.abs() < 1e-12);
+            assert!((n - DVec3::NEG_Y).length() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn a_tiny_triangle_gets_one_sample() {
+        let mut out = Vec::new();
+        sample_triangle(DVec3::ZERO, DVec3::X, DVec3::Y, 10.0, &mut out);
+        assert_eq!(out.len(), 1);
+    }
+}

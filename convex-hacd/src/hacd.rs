@@ -1,0 +1,573 @@
+//! Hierarchical approximate convex decomposition by dual-graph edge collapse (seed
+//! `003_a99cbdb76048d4ca.txt`, "Algorithm Overview", steps 1 to 7).
+//!
+//! One node per triangle, one edge per shared mesh edge. Every edge holds the hull its collapse
+//! would make and that hull's concavity error; a binary heap with lazy invalidation (a version per
+//! edge) hands out the cheapest edge, and the edges around each merged node are re-costed, in
+//! parallel with rayon. Costs depend only on the two nodes, and collapses happen one at a time in
+//! heap order (ties broken by edge index), so any thread count gives the same result bit for bit.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use glam::{DVec3, Vec3};
+use voxel_core::{TriangleSource, validate_triangles};
+
+use crate::concavity::Samples;
+use crate::quantize::{Prepared, prepare};
+use crate::quickhull::{HullScratch, Plane, RawHull, build_hull};
+use crate::{DecomposeError, Recorder};
+
+/// Settings of [`decompose`], in the units of the working cube (the seed's names in brackets).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecomposeOptions {
+    /// Side of the cube the mesh is scaled into before anything else [`ScaleFactor`]. Default 1000.
+    pub cube: f32,
+    /// Quantization distance `s` [`ConnectDist`]: vertices closer than this are welded, points
+    /// within it of a plane are on the plane, and a set that fits in a slab this wide is flat.
+    /// Raised to the float floor of the input when smaller. Default 0.1.
+    pub quantization: f32,
+    /// The largest concavity error an edge collapse may add [`Concavity`]. Default 10 (1% of the cube).
+    pub concavity: f32,
+    /// Spacing of the uniform surface samples. Default 10: about one sample per 100 square units of
+    /// surface, so a closed cube of side 1000 gets 60 000.
+    pub sample_spacing: f32,
+    /// Keep collapsing past the concavity limit, cheapest first, until at most this many hulls are
+    /// left (only across shared edges: parts of the mesh that share no edge are never joined).
+    pub max_hulls: Option<usize>,
+    /// Simplify each output hull to at most this many vertices (at least 4) by keeping the points
+    /// that stick out farthest: the hull shrinks, by [`ConvexHull::cap_error`].
+    pub max_vertices_per_hull: Option<usize>,
+    /// Record every collapse for the step exporter ([`Decomposition::recording`]).
+    pub record: bool,
+}
+
+impl Default for DecomposeOptions {
+    fn default() -> Self {
+        Self {
+            cube: 1000.0,
+            quantization: 0.1,
+            concavity: 10.0,
+            sample_spacing: 10.0,
+            max_hulls: None,
+            max_vertices_per_hull: None,
+            record: false,
+        }
+    }
+}
+
+/// One convex piece of a decomposition, in the input's units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvexHull {
+    /// The hull's vertices (input vertices after welding).
+    pub vertices: Vec<Vec3>,
+    /// Triangles over `vertices`, counter-clockwise seen from outside. A flat hull is a polygon
+    /// emitted once per side.
+    pub triangles: Vec<[u32; 3]>,
+    /// The input triangles this hull covers, ascending.
+    pub source_triangles: Vec<u32>,
+    /// Whether the hull is flat (fits in a slab of width `s`).
+    pub flat: bool,
+    /// The largest concavity error of the collapses that built it, in input units.
+    pub error: f32,
+    /// How far the dropped vertices lie outside the hull when
+    /// [`DecomposeOptions::max_vertices_per_hull`] simplified it, in input units (else 0).
+    pub cap_error: f32,
+}
+
+/// The result of [`decompose`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Decomposition {
+    /// The hulls, in order of their lowest source triangle.
+    pub hulls: Vec<ConvexHull>,
+    /// Triangles left out for a NaN or infinite corner.
+    pub non_finite_triangles: usize,
+    /// Triangles left out because they collapse to a point or a segment within `s`.
+    pub degenerate_triangles: usize,
+    /// The quantization distance used, in input units.
+    pub quantization: f32,
+    /// The number of surface samples.
+    pub samples: usize,
+    /// The collapses, when [`DecomposeOptions::record`] was set.
+    pub recording: Option<Recorder>,
+}
+
+/// A hull in the working cube.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Shape {
+    pub points: Vec<DVec3>,
+    pub triangles: Vec<[u32; 3]>,
+    pub planes: Vec<Plane>,
+    pub flat: bool,
+    pub area: f64,
+    pub lo: DVec3,
+    pub hi: DVec3,
+}
+
+/// Per-thread buffers of the cost evaluation.
+#[derive(Default)]
+struct Scratch {
+    hull: HullScratch,
+    raw: RawHull,
+    points: Vec<DVec3>,
+}
+
+impl Shape {
+    /// The hull of `points` (copied out of `scratch.points`), or `None` when degenerate.
+    fn from_scratch(scratch: &mut Scratch, eps: f64) -> Option<Shape> {
+        build_hull(&scratch.points, eps, &mut scratch.hull, &mut scratch.raw).ok()?;
+        let raw = &scratch.raw;
+        let local = |i: u32| raw.vertices.binary_search(&i).map_or(0, |k| k as u32);
+        let points: Vec<DVec3> = raw.vertices.iter().map(|&i| scratch.points[i as usize]).collect();
+        let (lo, hi) =
+            points.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        Some(Shape {
+            triangles: raw.triangles.iter().map(|t| t.map(local)).collect(),
+            planes: raw.planes.clone(),
+            flat: raw.flat,
+            area: raw.flat_area,
+            points,
+            lo,
+            hi,
+        })
+    }
+}
+
+struct Node {
+    shape: Shape,
+    triangles: Vec<u32>,
+    edges: Vec<u32>,
+    error: f64,
+    alive: bool,
+}
+
+struct Edge {
+    a: u32,
+    b: u32,
+    alive: bool,
+    version: u32,
+    cost: f64,
+    merged: Option<Shape>,
+}
+
+/// The merged hull of two nodes and its concavity error (infinite when no hull exists).
+fn evaluate(
+    a: &Shape,
+    b: &Shape,
+    samples: &Samples,
+    eps: f64,
+    limit: f64,
+    scratch: &mut Scratch,
+) -> (f64, Option<Shape>) {
+    scratch.points.clear();
+    scratch.points.extend_from_slice(&a.points);
+    scratch.points.extend_from_slice(&b.points);
+    let Some(merged) = Shape::from_scratch(scratch, eps) else { return (f64::INFINITY, None) };
+    let cost = if merged.flat {
+        // Seed: a flat hull that covers more than its two parts may close a concavity in its
+        // plane; the square root of the extra area is the error. A solid part counts no area.
+        let parts = if a.flat { a.area } else { 0.0 } + if b.flat { b.area } else { 0.0 };
+        (merged.area - parts).max(0.0).sqrt()
+    } else {
+        samples.concavity(&merged.planes, merged.lo, merged.hi, eps, limit)
+    };
+    (cost, Some(merged))
+}
+
+#[cfg(feature = "parallel")]
+fn evaluate_all(
+    jobs: &[(u32, u32)],
+    nodes: &[Node],
+    samples: &Samples,
+    eps: f64,
+    limit: f64,
+) -> Vec<(f64, Option<Shape>)> {
+    use rayon::prelude::*;
+    jobs.par_iter()
+        .map_init(Scratch::default, |scratch, &(a, b)| {
+            evaluate(&nodes[a as usize].shape, &nodes[b as usize].shape, samples, eps, limit, scratch)
+        })
+        .collect()
+}
+
+#[cfg(not(feature = "parallel"))]
+fn evaluate_all(
+    jobs: &[(u32, u32)],
+    nodes: &[Node],
+    samples: &Samples,
+    eps: f64,
+    limit: f64,
+) -> Vec<(f64, Option<Shape>)> {
+    let mut scratch = Scratch::default();
+    jobs.iter()
+        .map(|&(a, b)| evaluate(&nodes[a as usize].shape, &nodes[b as usize].shape, samples, eps, limit, &mut scratch))
+        .collect()
+}
+
+fn check_options(o: &DecomposeOptions) -> Result<(), DecomposeError> {
+    let positive = |x: f32| x > 0.0 && x.is_finite();
+    if !positive(o.cube) {
+        return Err(DecomposeError::InvalidOptions("cube must be positive and finite"));
+    }
+    if !(o.quantization >= 0.0 && o.quantization.is_finite()) {
+        return Err(DecomposeError::InvalidOptions("quantization must be non-negative and finite"));
+    }
+    if !(o.concavity >= 0.0 && o.concavity.is_finite()) {
+        return Err(DecomposeError::InvalidOptions("concavity must be non-negative and finite"));
+    }
+    if !positive(o.sample_spacing) || o.sample_spacing < o.cube * 1e-4 {
+        // Finer than 1/10000 of the cube would ask for billions of samples.
+        return Err(DecomposeError::InvalidOptions("sample_spacing must be finite and at least cube / 10000"));
+    }
+    if o.max_hulls == Some(0) {
+        return Err(DecomposeError::InvalidOptions("max_hulls must be at least 1"));
+    }
+    if o.max_vertices_per_hull.is_some_and(|n| n < 4) {
+        return Err(DecomposeError::InvalidOptions("max_vertices_per_hull must be at least 4"));
+    }
+    Ok(())
+}
+
+/// Decomposes `mesh` into convex hulls.
+///
+/// Triangles with a non-finite corner, and triangles that collapse within the quantization
+/// distance, are skipped and counted; an empty or fully degenerate mesh gives no hulls. Errors only
+/// for unusable indices or options.
+pub fn decompose<T: TriangleSource + ?Sized>(
+    mesh: &T,
+    options: &DecomposeOptions,
+) -> Result<Decomposition, DecomposeError> {
+    check_options(options)?;
+    validate_triangles(mesh)?;
+    let prep = prepare(mesh, f64::from(options.cube), f64::from(options.quantization));
+    let eps = prep.s;
+    let limit = f64::from(options.concavity);
+    let samples = Samples::new(&prep, f64::from(options.sample_spacing));
+    let mut recorder = options.record.then(Recorder::default);
+
+    // Step 1: one node per triangle, its hull the triangle itself.
+    let mut scratch = Scratch::default();
+    let mut nodes: Vec<Node> = Vec::with_capacity(prep.triangles.len());
+    for (t, tri) in prep.triangles.iter().enumerate() {
+        scratch.points.clear();
+        scratch.points.extend(tri.iter().map(|&v| prep.positions[v as usize]));
+        // Kept triangles are taller than s, so their hull exists; a failure would leave the
+        // triangle out rather than panic.
+        let shape = Shape::from_scratch(&mut scratch, eps);
+        let alive = shape.is_some();
+        nodes.push(Node {
+            shape: shape.unwrap_or_default(),
+            triangles: vec![t as u32],
+            edges: Vec::new(),
+            error: 0.0,
+            alive,
+        });
+    }
+    let mut edges = dual_graph(&prep, &nodes);
+    for (e, edge) in edges.iter().enumerate() {
+        nodes[edge.a as usize].edges.push(e as u32);
+        nodes[edge.b as usize].edges.push(e as u32);
+    }
+
+    // Steps 2 and 3: every edge's predicted hull and error.
+    let jobs: Vec<(u32, u32)> = edges.iter().map(|e| (e.a, e.b)).collect();
+    let mut heap = BinaryHeap::with_capacity(edges.len());
+    for (e, (cost, merged)) in evaluate_all(&jobs, &nodes, &samples, eps, limit).into_iter().enumerate() {
+        edges[e].cost = cost;
+        edges[e].merged = merged;
+        heap.push(Reverse((cost.to_bits(), e as u32, 0u32)));
+    }
+
+    // Steps 4 to 7: collapse the cheapest edge while it is under the limit (or the hull count
+    // is over its cap), re-cost the edges around the merged node.
+    let mut alive_nodes = nodes.iter().filter(|n| n.alive).count();
+    let mut mark = vec![u32::MAX; nodes.len()];
+    let mut jobs: Vec<(u32, u32)> = Vec::new();
+    let mut job_edges: Vec<u32> = Vec::new();
+    while let Some(Reverse((bits, e, version))) = heap.pop() {
+        let edge = &edges[e as usize];
+        if !edge.alive || edge.version != version {
+            continue;
+        }
+        let cost = f64::from_bits(bits);
+        let over_cap = options.max_hulls.is_some_and(|m| alive_nodes > m);
+        if !cost.is_finite() || (cost > limit && !over_cap) {
+            // Infinite costs sort last, so every remaining edge is over the limit too.
+            break;
+        }
+        let (a, b) = (edge.a as usize, edge.b as usize);
+        let Some(merged) = edges[e as usize].merged.take() else { break };
+        edges[e as usize].alive = false;
+        if let Some(rec) = recorder.as_mut() {
+            rec.push(&nodes[a].shape, &nodes[b].shape, &merged, cost, &prep);
+        }
+        let b_triangles = std::mem::take(&mut nodes[b].triangles);
+        let b_edges = std::mem::take(&mut nodes[b].edges);
+        let b_error = nodes[b].error;
+        nodes[b].alive = false;
+        nodes[b].shape = Shape::default();
+        let node = &mut nodes[a];
+        node.shape = merged;
+        node.triangles.extend_from_slice(&b_triangles);
+        node.error = node.error.max(cost).max(b_error);
+        alive_nodes -= 1;
+
+        // Re-link b's edges to a, dropping the one collapsed and duplicates of a's own.
+        nodes[a].edges.retain(|&x| edges[x as usize].alive);
+        for &x in &nodes[a].edges {
+            let ed = &edges[x as usize];
+            mark[(ed.a + ed.b) as usize - a] = e;
+        }
+        for x in b_edges {
+            let ed = &mut edges[x as usize];
+            if !ed.alive {
+                continue;
+            }
+            let other = if ed.a as usize == b { ed.b } else { ed.a } as usize;
+            if other == a || mark[other] == e {
+                ed.alive = false;
+                ed.merged = None;
+                continue;
+            }
+            mark[other] = e;
+            (ed.a, ed.b) = (a.min(other) as u32, a.max(other) as u32);
+            nodes[a].edges.push(x);
+        }
+        nodes[a].edges.sort_unstable();
+
+        jobs.clear();
+        job_edges.clear();
+        for &x in &nodes[a].edges {
+            job_edges.push(x);
+            jobs.push((edges[x as usize].a, edges[x as usize].b));
+        }
+        for (k, (cost, merged)) in evaluate_all(&jobs, &nodes, &samples, eps, limit).into_iter().enumerate() {
+            let ed = &mut edges[job_edges[k] as usize];
+            ed.cost = cost;
+            ed.merged = merged;
+            ed.version += 1;
+            heap.push(Reverse((cost.to_bits(), job_edges[k], ed.version)));
+        }
+    }
+
+    let mut hulls = Vec::with_capacity(alive_nodes);
+    for node in nodes.iter_mut().filter(|n| n.alive) {
+        let mut source: Vec<u32> = node.triangles.iter().map(|&t| prep.source[t as usize]).collect();
+        source.sort_unstable();
+        let mut cap_error = 0.0;
+        if let Some(cap) = options.max_vertices_per_hull {
+            if node.shape.points.len() > cap {
+                let (shape, depth) = cap_vertices(&node.shape, cap, eps, &mut scratch);
+                node.shape = shape;
+                cap_error = depth;
+            }
+        }
+        let back = |p: DVec3| (p / prep.scale + prep.centre).as_vec3();
+        hulls.push(ConvexHull {
+            vertices: node.shape.points.iter().map(|&p| back(p)).collect(),
+            triangles: node.shape.triangles.clone(),
+            source_triangles: source,
+            flat: node.shape.flat,
+            error: (node.error / prep.scale) as f32,
+            cap_error: (cap_error / prep.scale) as f32,
+        });
+    }
+    hulls.sort_by_key(|h| h.source_triangles[0]);
+    if let Some(rec) = recorder.as_mut() {
+        rec.finish(&hulls);
+    }
+    Ok(Decomposition {
+        hulls,
+        non_finite_triangles: prep.non_finite,
+        degenerate_triangles: prep.degenerate,
+        quantization: (eps / prep.scale) as f32,
+        samples: samples.len(),
+        recording: recorder,
+    })
+}
+
+/// Dual-graph edges between triangles that share a mesh edge (after welding), each pair once, in
+/// a deterministic order. An edge shared by more than two triangles (non-manifold, or a
+/// double-sided surface) links them in a chain, which keeps them connected without k^2 edges.
+fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
+    let mut corners: Vec<([u32; 2], u32)> = Vec::with_capacity(prep.triangles.len() * 3);
+    for (t, tri) in prep.triangles.iter().enumerate() {
+        if !nodes[t].alive {
+            continue;
+        }
+        for k in 0..3 {
+            let (u, v) = (tri[k], tri[(k + 1) % 3]);
+            corners.push(([u.min(v), u.max(v)], t as u32));
+        }
+    }
+    corners.sort_unstable();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for run in corners.chunk_by(|x, y| x.0 == y.0) {
+        for w in run.windows(2) {
+            if w[0].1 != w[1].1 {
+                pairs.push((w[0].1.min(w[1].1), w[0].1.max(w[1].1)));
+            }
+        }
+    }
+    link_touching(prep, nodes, &mut pairs);
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs.into_iter().map(|(a, b)| Edge { a, b, alive: true, version: 0, cost: 0.0, merged: None }).collect()
+}
+
+/// Links triangles that touch without sharing an edge: a vertex within `s` of another triangle
+/// that does not have it as a corner (T-junctions, where one part's edge is split by the other's
+/// vertices; parts modelled apart that touch). Without these links such parts could never merge.
+/// Triangles go into a uniform grid by their boxes; each vertex looks in its own cell.
+fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
+    let s = prep.s;
+    let mut first_triangle = vec![u32::MAX; prep.positions.len()];
+    for (t, tri) in prep.triangles.iter().enumerate() {
+        if nodes[t].alive {
+            for &v in tri {
+                first_triangle[v as usize] = first_triangle[v as usize].min(t as u32);
+            }
+        }
+    }
+    let (lo, hi) =
+        prep.positions.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    // 32 cells per axis: small enough to build fast, fine enough that a cell holds few triangles.
+    const CELLS: usize = 32;
+    let cell = ((hi - lo).max_element() / CELLS as f64).max(s);
+    let coord = |x: f64, axis: usize| (((x - lo[axis]) / cell).floor().max(0.0) as usize).min(CELLS - 1);
+    let index = |c: [usize; 3]| c[0] + CELLS * (c[1] + CELLS * c[2]);
+    let mut entries: Vec<(u32, u32)> = Vec::new();
+    for (t, tri) in prep.triangles.iter().enumerate() {
+        if !nodes[t].alive {
+            continue;
+        }
+        let [a, b, c] = tri.map(|v| prep.positions[v as usize]);
+        let (tlo, thi) = (a.min(b).min(c) - DVec3::splat(s), a.max(b).max(c) + DVec3::splat(s));
+        for z in coord(tlo.z, 2)..=coord(thi.z, 2) {
+            for y in coord(tlo.y, 1)..=coord(thi.y, 1) {
+                for x in coord(tlo.x, 0)..=coord(thi.x, 0) {
+                    entries.push((index([x, y, z]) as u32, t as u32));
+                }
+            }
+        }
+    }
+    entries.sort_unstable();
+    let mut start = vec![0u32; CELLS * CELLS * CELLS + 1];
+    for &(c, _) in &entries {
+        start[c as usize + 1] += 1;
+    }
+    for c in 0..CELLS * CELLS * CELLS {
+        start[c + 1] += start[c];
+    }
+    for (v, &p) in prep.positions.iter().enumerate() {
+        let own = first_triangle[v];
+        if own == u32::MAX {
+            continue;
+        }
+        let c = index([coord(p.x, 0), coord(p.y, 1), coord(p.z, 2)]);
+        for &(_, t) in &entries[start[c] as usize..start[c + 1] as usize] {
+            let tri = prep.triangles[t as usize];
+            if tri.contains(&(v as u32)) {
+                continue;
+            }
+            let [a, b, cc] = tri.map(|k| prep.positions[k as usize]);
+            if p.distance(closest_on_triangle(p, a, b, cc)) <= s {
+                pairs.push((own.min(t), own.max(t)));
+            }
+        }
+    }
+}
+
+/// Keeps at most `cap` vertices of `shape`: starting from the hull's own extreme tetrahedron, adds
+/// the vertex farthest outside the current hull until `cap` are kept. Returns the smaller hull and
+/// how far the farthest dropped vertex lies outside it.
+fn cap_vertices(shape: &Shape, cap: usize, eps: f64, scratch: &mut Scratch) -> (Shape, f64) {
+    let pts = &shape.points;
+    // Seed the selection with extreme points along the axes (up to 6), then grow.
+    let mut chosen: Vec<usize> = Vec::new();
+    for axis in 0..3 {
+        let lo = (0..pts.len()).min_by(|&i, &j| pts[i][axis].total_cmp(&pts[j][axis])).unwrap_or(0);
+        let hi = (0..pts.len()).max_by(|&i, &j| pts[i][axis].total_cmp(&pts[j][axis])).unwrap_or(0);
+        for i in [lo, hi] {
+            if !chosen.contains(&i) && chosen.len() < cap {
+                chosen.push(i);
+            }
+        }
+    }
+    loop {
+        scratch.points.clear();
+        scratch.points.extend(chosen.iter().map(|&i| pts[i]));
+        let Some(hull) = Shape::from_scratch(scratch, eps) else {
+            // The extremes alone are degenerate: add points in order until they are not.
+            match (0..pts.len()).find(|i| !chosen.contains(i)) {
+                Some(i) if chosen.len() < cap => {
+                    chosen.push(i);
+                    continue;
+                }
+                _ => return (shape.clone(), 0.0),
+            }
+        };
+        let depth_of = |p: DVec3| hull.planes.iter().map(|pl| pl.distance(p)).fold(f64::NEG_INFINITY, f64::max);
+        let (mut far, mut depth) = (usize::MAX, 0.0f64);
+        for (i, p) in pts.iter().enumerate() {
+            let d = depth_of(*p);
+            if d > depth {
+                depth = d;
+                far = i;
+            }
+        }
+        if far == usize::MAX || depth <= eps || chosen.len() >= cap {
+            // Report the distance to the surface, not to the planes: at a corner of the smaller
+            // hull a dropped vertex can be farther from it than from any one plane.
+            let outside =
+                pts.iter().filter(|p| depth_of(**p) > 0.0).map(|p| surface_distance(*p, &hull)).fold(0.0, f64::max);
+            return (hull, outside);
+        }
+        chosen.push(far);
+    }
+}
+
+/// Distance from `p` to the surface of `shape` (closest point on any triangle).
+fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
+    shape
+        .triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|k| shape.points[k as usize]);
+            p.distance(closest_on_triangle(p, a, b, c))
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The point of triangle `a b c` closest to `p` (Ericson, "Real-Time Collision Detection", 5.1.5).
+fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = 1.0 / (va + vb + vc);
+    a + ab * (vb * denom) + ac * (vc * denom)
+}

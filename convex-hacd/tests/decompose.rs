@@ -1,0 +1,232 @@
+//! `decompose` on every test mesh (and with `VOXEL_SHARED_DATA` set, every mesh of the shared set):
+//! no panic, every hull closed, convex and outward (brute force), every input vertex covered by
+//! the hull of its own triangles, cavities of the cup, funnel and glass left open, and the same
+//! bits with 1 and 2 threads.
+
+mod common;
+
+use std::path::Path;
+use std::time::Instant;
+
+use common::{check_hull, point_triangle_distance, winding_number};
+use convex_hacd::{DecomposeError, DecomposeOptions, Decomposition, decompose};
+use glam::{DVec3, Vec3};
+use voxel_core::{IndexedMesh, TriangleSource};
+use voxel_testdata::{data_files, load_mesh, testdata_file};
+
+fn name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Every hull passes the brute-force hull check, every kept input triangle belongs to exactly one
+/// hull, and every corner of a hull's source triangles is inside that hull or within 2 s of it
+/// (welding moves a vertex by up to s, the hull may leave it s outside).
+fn check_decomposition(label: &str, mesh: &IndexedMesh, d: &Decomposition) {
+    let s = d.quantization;
+    let mut owner = vec![usize::MAX; mesh.triangle_count()];
+    for (h, hull) in d.hulls.iter().enumerate() {
+        assert!(!hull.source_triangles.is_empty(), "{label}: hull {h} has no triangles");
+        let report = check_hull(&hull.vertices, &hull.triangles, hull.flat, &[], s);
+        assert!(report.problems.is_empty(), "{label}: hull {h}: {:#?}", report.problems);
+        let v: Vec<DVec3> = hull.vertices.iter().map(|p| p.as_dvec3()).collect();
+        for &t in &hull.source_triangles {
+            assert_eq!(owner[t as usize], usize::MAX, "{label}: triangle {t} in two hulls");
+            owner[t as usize] = h;
+            for p in mesh.triangle_positions(t) {
+                let p = p.as_dvec3();
+                let near = hull.triangles.iter().any(|tri| {
+                    let [a, b, c] = tri.map(|k| v[k as usize]);
+                    point_triangle_distance(p, a, b, c) <= 2.0 * f64::from(s) * 1.001
+                });
+                assert!(
+                    near || (!hull.flat && winding_number(p, &v, &hull.triangles) > 0.5),
+                    "{label}: corner {p} of triangle {t} is outside hull {h}"
+                );
+            }
+        }
+    }
+    let covered = owner.iter().filter(|&&o| o != usize::MAX).count();
+    assert_eq!(
+        covered + d.degenerate_triangles + d.non_finite_triangles,
+        mesh.triangle_count(),
+        "{label}: every triangle is in a hull or counted as skipped"
+    );
+}
+
+#[test]
+fn every_test_mesh_decomposes() {
+    let mut files = data_files("meshes", &["obj", "stl"]);
+    files.extend(data_files("peer/degenerate-meshes", &["obj", "stl"]));
+    let options = DecomposeOptions::default();
+    for path in files {
+        let mesh = load_mesh(&path).unwrap();
+        let start = Instant::now();
+        let d = decompose(&mesh, &options).unwrap();
+        let elapsed = start.elapsed();
+        eprintln!(
+            "{:<28} {:>5} tris -> {:>3} hulls, {:>5} hull vertices, {:>6} samples, {:>4} degenerate, {:>8.1?}",
+            name(&path),
+            mesh.triangle_count(),
+            d.hulls.len(),
+            d.hulls.iter().map(|h| h.vertices.len()).sum::<usize>(),
+            d.samples,
+            d.degenerate_triangles,
+            elapsed
+        );
+        check_decomposition(&name(&path), &mesh, &d);
+    }
+}
+
+/// Points on the axis of a cavity, where the cavity is wide (the nearest wall is at least a
+/// quarter of the mesh's half-size away), lie inside no solid hull.
+fn check_cavity_open(file: &str, axis: usize) {
+    let mesh = load_mesh(&testdata_file(file)).unwrap();
+    let d = decompose(&mesh, &DecomposeOptions::default()).unwrap();
+    let positions = mesh.positions();
+    let (lo, hi) = positions.iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let centre = (lo + hi) * 0.5;
+    let half = (hi - lo).max_element() * 0.5;
+    let mut tested = 0;
+    for k in 1..40 {
+        let mut p = centre;
+        p[axis] = lo[axis] + (hi[axis] - lo[axis]) * k as f32 / 40.0;
+        // Distance from the axis point to the nearest wall (any triangle).
+        let clearance = (0..mesh.triangle_count() as u32)
+            .map(|t| {
+                let [a, b, c] = mesh.triangle_positions(t).map(Vec3::as_dvec3);
+                point_triangle_distance(p.as_dvec3(), a, b, c)
+            })
+            .fold(f64::INFINITY, f64::min);
+        if clearance < f64::from(half) * 0.25 {
+            continue;
+        }
+        tested += 1;
+        for (h, hull) in d.hulls.iter().enumerate() {
+            if hull.flat {
+                continue;
+            }
+            let v: Vec<DVec3> = hull.vertices.iter().map(|q| q.as_dvec3()).collect();
+            assert!(
+                winding_number(p.as_dvec3(), &v, &hull.triangles) < 0.5,
+                "{file}: hull {h} of {} seals the cavity at {p}",
+                d.hulls.len()
+            );
+        }
+    }
+    assert!(tested >= 5, "{file}: only {tested} axis points in the open cavity");
+}
+
+#[test]
+fn the_cup_stays_open() {
+    check_cavity_open("meshes/concave/cup.obj", 2);
+}
+
+#[test]
+fn the_funnel_stays_open() {
+    check_cavity_open("meshes/concave/funnel.obj", 1);
+}
+
+#[test]
+fn the_glass_stays_open() {
+    check_cavity_open("meshes/concave/glass.obj", 1);
+}
+
+#[test]
+fn one_and_two_threads_give_the_same_bits() {
+    for file in ["meshes/concave/cup.obj", "meshes/torus/torus.obj", "meshes/cad/box-thick.obj"] {
+        let mesh = load_mesh(&testdata_file(file)).unwrap();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| decompose(&mesh, &DecomposeOptions::default()).unwrap())
+        };
+        let (one, two) = (run(1), run(2));
+        let bits = |d: &Decomposition| {
+            d.hulls
+                .iter()
+                .map(|h| {
+                    let v: Vec<[u32; 3]> = h.vertices.iter().map(|p| p.to_array().map(f32::to_bits)).collect();
+                    (v, h.triangles.clone(), h.source_triangles.clone(), h.error.to_bits())
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&one), bits(&two), "{file}");
+    }
+}
+
+#[test]
+fn bad_input_is_skipped_or_refused() {
+    // Empty mesh: no hulls.
+    let d = decompose(&IndexedMesh::default(), &DecomposeOptions::default()).unwrap();
+    assert!(d.hulls.is_empty());
+    // NaN and infinite corners are skipped and counted; the good tetrahedron still decomposes.
+    let mut positions = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::NAN, Vec3::INFINITY];
+    let mut triangles = vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2], [0, 1, 4], [5, 1, 2]];
+    // Degenerate: a repeated corner, and a corner within s of the opposite edge.
+    positions.push(Vec3::new(0.5, 1e-6, 0.0));
+    triangles.push([0, 0, 1]);
+    triangles.push([0, 1, 6]);
+    let mesh = IndexedMesh::new(positions, triangles).unwrap();
+    let d = decompose(&mesh, &DecomposeOptions::default()).unwrap();
+    assert_eq!((d.non_finite_triangles, d.degenerate_triangles), (2, 2));
+    assert_eq!(d.hulls.len(), 1);
+    assert_eq!(d.hulls[0].source_triangles, [0, 1, 2, 3]);
+    check_decomposition("tetrahedron", &mesh, &d);
+    // All corners at one point: everything degenerate, no hulls.
+    let mesh = IndexedMesh::new(vec![Vec3::ONE; 3], vec![[0, 1, 2]; 4]).unwrap();
+    let d = decompose(&mesh, &DecomposeOptions::default()).unwrap();
+    assert_eq!((d.hulls.len(), d.degenerate_triangles), (0, 4));
+    // Options out of range are refused.
+    let bad = [
+        DecomposeOptions { cube: 0.0, ..Default::default() },
+        DecomposeOptions { quantization: f32::NAN, ..Default::default() },
+        DecomposeOptions { concavity: -1.0, ..Default::default() },
+        DecomposeOptions { sample_spacing: 1e-9, ..Default::default() },
+        DecomposeOptions { max_hulls: Some(0), ..Default::default() },
+        DecomposeOptions { max_vertices_per_hull: Some(3), ..Default::default() },
+    ];
+    for options in bad {
+        assert!(matches!(decompose(&mesh, &options), Err(DecomposeError::InvalidOptions(_))), "{options:?}");
+    }
+}
+
+#[test]
+fn caps_on_hull_count_and_vertices() {
+    let mesh = load_mesh(&testdata_file("meshes/torus/torus.obj")).unwrap();
+    let free = decompose(&mesh, &DecomposeOptions::default()).unwrap();
+    let capped = decompose(&mesh, &DecomposeOptions { max_hulls: Some(4), ..Default::default() }).unwrap();
+    assert!(free.hulls.len() > 4, "{}", free.hulls.len());
+    assert_eq!(capped.hulls.len(), 4);
+    check_decomposition("torus, 4 hulls", &mesh, &capped);
+
+    let few = decompose(&mesh, &DecomposeOptions { max_vertices_per_hull: Some(8), ..Default::default() }).unwrap();
+    assert_eq!(few.hulls.len(), free.hulls.len());
+    for (h, hull) in few.hulls.iter().enumerate() {
+        assert!(hull.vertices.len() <= 8, "hull {h}: {}", hull.vertices.len());
+        let report = check_hull(&hull.vertices, &hull.triangles, hull.flat, &[], few.quantization);
+        assert!(report.problems.is_empty(), "hull {h}: {:#?}", report.problems);
+        // The capped hull's vertices are the full hull's, and every full-hull vertex is at most
+        // cap_error outside the capped one.
+        let full = &free.hulls[h];
+        for v in &hull.vertices {
+            assert!(full.vertices.contains(v));
+        }
+        let cv: Vec<DVec3> = hull.vertices.iter().map(|p| p.as_dvec3()).collect();
+        for p in &full.vertices {
+            let p = p.as_dvec3();
+            let inside = !hull.flat && winding_number(p, &cv, &hull.triangles) > 0.5;
+            let dist = hull
+                .triangles
+                .iter()
+                .map(|t| {
+                    let [a, b, c] = t.map(|k| cv[k as usize]);
+                    point_triangle_distance(p, a, b, c)
+                })
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                inside || dist <= f64::from(hull.cap_error) * 1.001 + 1e-6,
+                "hull {h}: {dist} > {}",
+                hull.cap_error
+            );
+        }
+    }
+}
