@@ -218,56 +218,45 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
     figure(&format!("mesh/blocky/{name}/quads/block-mesh-greedy"), per(greedy_quads), "");
     figure(&format!("mesh/blocky/{name}/quads/block-mesh-visible-faces"), per(unit_quads), "");
 
-    let mut group = c.benchmark_group("mesh/blocky-greedy");
+    let greedy_case = |case: &Case, out: &mut GreedyQuadsBuffer| {
+        case.greedy_quads(out);
+        out.quads.num_quads()
+    };
+    let faces_case = |case: &Case, out: &mut UnitQuadBuffer| {
+        case.visible_faces(out);
+        out.num_quads()
+    };
+    let blocky = |m: &mut Mesher, case: &Case, out: &mut Mesh| {
+        m.blocky(&case.grid, case.region, &options, out).expect("region");
+        out.quad_count()
+    };
+    let unmerged = |m: &mut Mesher, case: &Case, out: &mut Mesh| {
+        m.visible_faces(&case.grid, case.region, &options, out).expect("region");
+        out.quad_count()
+    };
+    pair(c, "mesh/blocky-greedy", name, cases, (&mut mesher, &mut mesh, blocky), (&mut greedy, greedy_case));
+    pair(c, "mesh/blocky-faces", name, cases, (&mut mesher, &mut mesh, unmerged), (&mut faces, faces_case));
+}
+
+/// One group: ours and block-mesh over the same cases, each run counting quads.
+fn pair<B>(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    cases: &[Case],
+    (mesher, mesh, ours): (&mut Mesher, &mut Mesh, impl Fn(&mut Mesher, &Case, &mut Mesh) -> usize),
+    (buffer, peer): (&mut B, impl Fn(&Case, &mut B) -> usize),
+) {
+    let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Elements(cases.len() as u64));
     if cases.len() == 1 {
         group.sample_size(20);
     }
     group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
-        b.iter(|| {
-            let mut n = 0;
-            for case in cases {
-                mesher.blocky(&case.grid, case.region, &options, &mut mesh).expect("region");
-                n += mesh.quad_count();
-            }
-            n
-        });
+        b.iter(|| cases.iter().map(|case| ours(mesher, case, mesh)).sum::<usize>());
     });
     group.bench_with_input(BenchmarkId::new("block-mesh", name), &(), |b, ()| {
-        b.iter(|| {
-            let mut n = 0;
-            for case in cases {
-                case.greedy_quads(&mut greedy);
-                n += greedy.quads.num_quads();
-            }
-            n
-        });
-    });
-    group.finish();
-    let mut group = c.benchmark_group("mesh/blocky-faces");
-    group.throughput(Throughput::Elements(cases.len() as u64));
-    if cases.len() == 1 {
-        group.sample_size(20);
-    }
-    group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
-        b.iter(|| {
-            let mut n = 0;
-            for case in cases {
-                mesher.visible_faces(&case.grid, case.region, &options, &mut mesh).expect("region");
-                n += mesh.quad_count();
-            }
-            n
-        });
-    });
-    group.bench_with_input(BenchmarkId::new("block-mesh", name), &(), |b, ()| {
-        b.iter(|| {
-            let mut n = 0;
-            for case in cases {
-                case.visible_faces(&mut faces);
-                n += faces.num_quads();
-            }
-            n
-        });
+        b.iter(|| cases.iter().map(|case| peer(case, buffer)).sum::<usize>());
     });
     group.finish();
 }

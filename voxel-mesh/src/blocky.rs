@@ -9,6 +9,7 @@
 use glam::Vec3;
 use voxel_core::{VoxelBox, VoxelSource};
 
+use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
 
 impl Mesher {
@@ -69,62 +70,9 @@ impl Mesher {
         let material = |x: usize, y: usize, z: usize| voxels[g.voxel(x, y, z)].material;
         let words = g.words;
 
-        // Faces across y: slice y, rows along x, one row per z.
-        for positive in [false, true] {
-            for y in 1..g.ny - 1 {
-                let yn = if positive { y + 1 } else { y - 1 };
-                slices.clear();
-                slices.resize(g.nz * words, 0);
-                let mut any = 0;
-                for z in 1..g.nz - 1 {
-                    for w in 0..words {
-                        let f = rows[g.row(y, z) + w] & !rows[g.row(yn, z) + w] & owned_x(w);
-                        slices[z * words + w] = f;
-                        any |= f;
-                    }
-                }
-                if any != 0 {
-                    greedy(
-                        merge,
-                        slices,
-                        words,
-                        1..g.nz - 1,
-                        |u, v| material(u, y, v),
-                        |u0, u1, v0, v1, m| {
-                            emit.quad(1, positive, y, [0, u0, u1], [2, v0, v1], m);
-                        },
-                    );
-                }
-            }
-        }
-        // Faces across z: slice z, rows along x, one row per y.
-        for positive in [false, true] {
-            for z in 1..g.nz - 1 {
-                let zn = if positive { z + 1 } else { z - 1 };
-                slices.clear();
-                slices.resize(g.ny * words, 0);
-                let mut any = 0;
-                for y in 1..g.ny - 1 {
-                    for w in 0..words {
-                        let f = rows[g.row(y, z) + w] & !rows[g.row(y, zn) + w] & owned_x(w);
-                        slices[y * words + w] = f;
-                        any |= f;
-                    }
-                }
-                if any != 0 {
-                    greedy(
-                        merge,
-                        slices,
-                        words,
-                        1..g.ny - 1,
-                        |u, v| material(u, v, z),
-                        |u0, u1, v0, v1, m| {
-                            emit.quad(2, positive, z, [0, u0, u1], [1, v0, v1], m);
-                        },
-                    );
-                }
-            }
-        }
+        // Faces across y (slice y, one row along x per z), then across z (slice z, one row per y).
+        layer_faces::<1>(g, merge, rows, slices, &material, &mut emit);
+        layer_faces::<2>(g, merge, rows, slices, &material, &mut emit);
         // Faces across x: found within each x row, then transposed into slices x with rows along z,
         // one row per y.
         let zwords = g.nz.div_ceil(64);
@@ -171,6 +119,53 @@ impl Mesher {
         }
         out.finish();
         Ok(())
+    }
+}
+
+/// The faces across `AXIS` (1: y, 2: z), one slice per layer of that axis, rows along x, one row
+/// per voxel of the remaining axis; merged (or not) and emitted. The axis is a constant so the
+/// row arithmetic and the emitter's indexing fold away.
+fn layer_faces<const AXIS: usize>(
+    g: Padded,
+    merge: bool,
+    rows: &[u64],
+    slices: &mut Vec<u64>,
+    material: &impl Fn(usize, usize, usize) -> u8,
+    emit: &mut Emitter<'_>,
+) {
+    let words = g.words;
+    let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
+    // (layer, other) to (y, z), and the other axis's extent.
+    let yz = |layer: usize, other: usize| if AXIS == 1 { (layer, other) } else { (other, layer) };
+    let (layers, others, other_axis) = if AXIS == 1 { (g.ny, g.nz, 2) } else { (g.nz, g.ny, 1) };
+    for positive in [false, true] {
+        for layer in 1..layers - 1 {
+            let next = if positive { layer + 1 } else { layer - 1 };
+            slices.clear();
+            slices.resize(others * words, 0);
+            let mut any = 0;
+            for other in 1..others - 1 {
+                let ((y, z), (ny, nz)) = (yz(layer, other), yz(next, other));
+                for w in 0..words {
+                    let f = rows[g.row(y, z) + w] & !rows[g.row(ny, nz) + w] & owned_x(w);
+                    slices[other * words + w] = f;
+                    any |= f;
+                }
+            }
+            if any != 0 {
+                greedy(
+                    merge,
+                    slices,
+                    words,
+                    1..others - 1,
+                    |u, v| {
+                        let (y, z) = yz(layer, v);
+                        material(u, y, z)
+                    },
+                    |u0, u1, v0, v1, m| emit.quad(AXIS, positive, layer, [0, u0, u1], [other_axis, v0, v1], m),
+                );
+            }
+        }
     }
 }
 
