@@ -63,7 +63,7 @@ impl Mesher {
         let Some(g) = self.prepare(source, region, options.surface, out)? else {
             return Ok(());
         };
-        out.begin(usize::MAX);
+        out.begin(0);
         let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
         let mut emit = Emitter { origin: g.origin.as_vec3(), out, normals: options.normals, blend: options.blend };
         let Mesher { voxels, rows, slices, .. } = self;
@@ -290,7 +290,7 @@ impl Emitter<'_> {
             let b = VertexBlend { ids: [material, 0, 0, 0], weights: [255, 0, 0, 0] };
             self.out.blend.extend_from_slice(&[b; 4]);
         }
-        self.out.push_quad([first, first + 1, first + 2, first + 3]);
+        self.out.push_quad_widening([first, first + 1, first + 2, first + 3]);
     }
 }
 

@@ -237,6 +237,20 @@ impl Mesh {
         }
     }
 
+    /// Appends a quad whose corner indices may exceed `u16`: indices stay narrow until the first
+    /// such quad, then the buffer widens once. For meshes whose vertex count is not bounded up
+    /// front (blocky meshing), instead of writing `u32` and narrowing at the end.
+    #[inline]
+    pub(crate) fn push_quad_widening(&mut self, quad: [u32; 4]) {
+        if !self.wide && quad.iter().any(|&i| i > u32::from(u16::MAX)) {
+            self.indices32.clear();
+            self.indices32.extend(self.indices16.iter().map(|&i| u32::from(i)));
+            self.indices16.clear();
+            self.wide = true;
+        }
+        self.push_quad(quad);
+    }
+
     /// Narrows wide indices once the final vertex count is known to fit.
     pub(crate) fn finish(&mut self) {
         if self.wide && self.positions.len() <= 1 << 16 {

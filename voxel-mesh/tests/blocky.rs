@@ -146,3 +146,33 @@ fn vox_models_mesh_into_closed_face_sets() {
         assert!(mesh.quad_count() > 0, "{}", file.display());
     }
 }
+
+#[test]
+fn indices_widen_when_faces_outgrow_u16() {
+    // A checkerboard: no face merges, every inside voxel shows six faces.
+    let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(24));
+    let field = VoxelGrid::from_fn(region.grow(1), |p| {
+        if region.contains(p) && (p.x + p.y + p.z) % 2 == 0 { Voxel::new(-100, 2) } else { Voxel::EMPTY }
+    })
+    .unwrap();
+    let inside = region.iter().filter(|p| (p.x + p.y + p.z) % 2 == 0).count();
+    let mut mesher = Mesher::new();
+    let mut small = Mesh::new();
+    mesher.blocky(&field, VoxelBox::new(IVec3::ZERO, IVec3::splat(4)), &MeshOptions::default(), &mut small).unwrap();
+    assert!(matches!(small.indices(), voxel_mesh::Indices::U16(_)));
+    for merge in [true, false] {
+        let mut mesh = Mesh::new();
+        if merge {
+            mesher.blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
+        } else {
+            mesher.visible_faces(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
+        }
+        assert_eq!(mesh.quad_count(), 6 * inside);
+        assert!(mesh.vertex_count() > 1 << 16);
+        assert!(matches!(mesh.indices(), voxel_mesh::Indices::U32(_)));
+        voxel_core::validate_triangles(&mesh).unwrap();
+        let mut faces = BTreeMap::new();
+        faces_of(&mesh, &mut faces);
+        assert_eq!(faces, visible_faces(&field, region));
+    }
+}
