@@ -92,13 +92,27 @@ impl Samples {
     /// ray from a sample inside (within `eps`) along its normal to the hull's far side. Returns
     /// as soon as a ray is longer than `limit` (the value is then that ray's length).
     pub(crate) fn concavity(&self, planes: &[Plane], lo: DVec3, hi: DVec3, eps: f64, limit: f64) -> f64 {
-        if self.positions.is_empty() {
+        if self.positions.is_empty() || planes.is_empty() {
             return 0.0;
         }
         let (lo, hi) = (lo - DVec3::splat(eps), hi + DVec3::splat(eps));
         let c0 = self.cell_coords(lo);
         let c1 = self.cell_coords(hi);
         let mut worst = 0.0f64;
+        // A sample matters only if it is inside and its ray is longer than the worst so far, so
+        // one plane that puts it outside, or that its ray leaves through within `worst`, settles
+        // it. Neighbouring samples (the grid keeps them together) are usually settled by the
+        // same plane: the last plane that settled one is tried first. Samples on the hull's own
+        // surface, the bulk of them, then cost one or two planes instead of all.
+        let mut last = 0usize;
+        let settles = |plane: &Plane, p: DVec3, d: DVec3, worst: f64| {
+            let dist = plane.distance(p);
+            if dist > eps {
+                return true;
+            }
+            let along = plane.normal.dot(d);
+            along > 0.0 && (-dist).max(0.0) <= worst * along
+        };
         for z in c0[2]..=c1[2] {
             for y in c0[1]..=c1[1] {
                 let row = self.dims[0] * (y + self.dims[1] * z);
@@ -110,21 +124,24 @@ impl Samples {
                         continue;
                     }
                     let d = self.normals[i];
+                    if settles(&planes[last], p, d, worst) {
+                        continue;
+                    }
                     let mut t_exit = f64::INFINITY;
-                    let mut inside = true;
-                    for plane in planes {
-                        let dist = plane.distance(p);
-                        if dist > eps {
-                            inside = false;
+                    let mut settled = false;
+                    for (k, plane) in planes.iter().enumerate() {
+                        if settles(plane, p, d, worst) {
+                            settled = true;
+                            last = k;
                             break;
                         }
                         let along = plane.normal.dot(d);
                         if along > 0.0 {
-                            // A sample on or just past the plane leaves the hull at once.
-                            t_exit = t_exit.min((-dist).max(0.0) / along);
+                            t_exit = t_exit.min((-plane.distance(p)).max(0.0) / along);
                         }
                     }
-                    if inside && t_exit.is_finite() && t_exit > worst {
+                    // Inside, and every exit is farther than `worst`: a new worst.
+                    if !settled && t_exit.is_finite() {
                         worst = t_exit;
                         if worst > limit {
                             return worst;

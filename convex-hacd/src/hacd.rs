@@ -145,10 +145,19 @@ struct Edge {
     a: u32,
     b: u32,
     alive: bool,
+    /// Bumped whenever the edge is pushed again; heap entries with an older version are stale.
     version: u32,
+    /// The concavity error of `merged`, or a lower bound of it while `dirty`.
     cost: f64,
+    /// One of the nodes grew since `cost` was computed.
+    dirty: bool,
     merged: Option<Shape>,
 }
+
+/// Dirty edges evaluated together (in parallel) when they reach the top of the heap: enough to
+/// keep two to eight threads busy, few enough that little work is spent on edges that would not
+/// have been needed.
+const DIRTY_BATCH: usize = 16;
 
 /// The merged hull of two nodes and its concavity error (infinite when no hull exists).
 fn evaluate(
@@ -171,6 +180,9 @@ fn evaluate(
     } else {
         samples.concavity(&merged.planes, merged.lo, merged.hi, eps, limit)
     };
+    // Errors below the quantization distance are rounding (a sample on the hull's surface exits
+    // after 1e-13); as exact zeros they tie, and ties go by edge index.
+    let cost = if cost <= eps { 0.0 } else { cost };
     (cost, Some(merged))
 }
 
@@ -279,7 +291,15 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     }
 
     // Steps 4 to 7: collapse the cheapest edge while it is under the limit (or the hull count
-    // is over its cap), re-cost the edges around the merged node.
+    // is over its cap); the edges around the merged node become dirty.
+    //
+    // Re-costing is lazy. A solid hull only grows when a node grows, and the error of a larger
+    // solid hull is never smaller (every sample inside the smaller one is inside the larger one,
+    // and its ray leaves later), so a dirty edge keeps its old cost as a lower bound and is
+    // evaluated only when that bound reaches the top of the heap. A clean edge at the top is then
+    // the true minimum, as with eager re-costing, and the result is the same; edges whose bound
+    // is already over the limit are never evaluated again. A flat hull's area error has no such
+    // bound, so its edges start again from 0.
     let mut alive_nodes = nodes.iter().filter(|n| n.alive).count();
     let mut mark = vec![u32::MAX; nodes.len()];
     let mut jobs: Vec<(u32, u32)> = Vec::new();
@@ -292,8 +312,36 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         let cost = f64::from_bits(bits);
         let over_cap = options.max_hulls.is_some_and(|m| alive_nodes > m);
         if !cost.is_finite() || (cost > limit && !over_cap) {
-            // Infinite costs sort last, so every remaining edge is over the limit too.
+            // Infinite costs sort last, and dirty costs are lower bounds: every remaining edge
+            // is over the limit too.
             break;
+        }
+        if edge.dirty {
+            // Evaluate this edge and the dirty ones right behind it, then look again.
+            job_edges.clear();
+            job_edges.push(e);
+            while job_edges.len() < DIRTY_BATCH {
+                let Some(&Reverse((_, next, next_version))) = heap.peek() else { break };
+                let ed = &edges[next as usize];
+                if ed.alive && ed.version == next_version && !ed.dirty {
+                    break;
+                }
+                heap.pop();
+                if ed.alive && ed.version == next_version {
+                    job_edges.push(next);
+                }
+            }
+            jobs.clear();
+            jobs.extend(job_edges.iter().map(|&x| (edges[x as usize].a, edges[x as usize].b)));
+            for (k, (cost, merged)) in evaluate_all(&jobs, &nodes, &samples, eps, limit).into_iter().enumerate() {
+                let ed = &mut edges[job_edges[k] as usize];
+                ed.cost = cost;
+                ed.merged = merged;
+                ed.dirty = false;
+                ed.version += 1;
+                heap.push(Reverse((cost.to_bits(), job_edges[k], ed.version)));
+            }
+            continue;
         }
         let (a, b) = (edge.a as usize, edge.b as usize);
         let Some(merged) = edges[e as usize].merged.take() else { break };
@@ -334,19 +382,17 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             nodes[a].edges.push(x);
         }
         nodes[a].edges.sort_unstable();
-
-        jobs.clear();
-        job_edges.clear();
         for &x in &nodes[a].edges {
-            job_edges.push(x);
-            jobs.push((edges[x as usize].a, edges[x as usize].b));
-        }
-        for (k, (cost, merged)) in evaluate_all(&jobs, &nodes, &samples, eps, limit).into_iter().enumerate() {
-            let ed = &mut edges[job_edges[k] as usize];
-            ed.cost = cost;
-            ed.merged = merged;
+            let ed = &mut edges[x as usize];
+            let solid = ed.merged.as_ref().is_some_and(|m| !m.flat);
+            // An edge that is still dirty keeps its bound; a flat or missing hull gives none.
+            if !ed.dirty && !solid {
+                ed.cost = 0.0;
+            }
+            ed.dirty = true;
+            ed.merged = None;
             ed.version += 1;
-            heap.push(Reverse((cost.to_bits(), job_edges[k], ed.version)));
+            heap.push(Reverse((ed.cost.to_bits(), x, ed.version)));
         }
     }
 
@@ -412,7 +458,10 @@ fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
     link_touching(prep, nodes, &mut pairs);
     pairs.sort_unstable();
     pairs.dedup();
-    pairs.into_iter().map(|(a, b)| Edge { a, b, alive: true, version: 0, cost: 0.0, merged: None }).collect()
+    pairs
+        .into_iter()
+        .map(|(a, b)| Edge { a, b, alive: true, version: 0, cost: 0.0, dirty: false, merged: None })
+        .collect()
 }
 
 /// Links triangles that touch without sharing an edge: a vertex within `s` of another triangle

@@ -126,6 +126,7 @@ pub(crate) struct HullScratch {
     chain: Vec<(f64, f64, u32)>,
     polygon: Vec<(f64, f64, u32)>,
     flat_indices: Vec<u32>,
+    live_planes: Vec<(u32, u32)>,
     /// Eyes that could not be added because the visible region was not a disc (counted for tests).
     pub(crate) skipped_eyes: usize,
     /// Points given back by repair passes, the passes run, and points still outside after them.
@@ -253,8 +254,8 @@ pub(crate) fn build_hull(
     // a hull face whose plane has every vertex within eps behind it is such a slab.
     let mut slab = None;
     for (pi, plane) in out.planes.iter().enumerate() {
-        let depth = out.vertices.iter().map(|&v| -plane.distance(points[v as usize])).fold(0.0, f64::max);
-        if depth <= eps {
+        // Stops at the first vertex deeper than eps, which for a solid hull comes early.
+        if out.vertices.iter().all(|&v| -plane.distance(points[v as usize]) <= eps) {
             slab = Some(pi);
             break;
         }
@@ -345,22 +346,39 @@ fn build_3d(
         // lie outside the final one. Give each such point back to the face it is farthest
         // outside of and grow again; the rounds are bounded, and a point still outside after
         // them is counted.
-        let mut outside = 0;
-        for (i, p) in points.iter().enumerate() {
-            let mut best = (NONE, eps);
-            for f in 0..s.used {
-                if s.faces[f].alive {
-                    let dist = s.planes[s.faces[f].plane as usize].distance(*p);
-                    if dist > best.1 {
-                        best = (f as u32, dist);
-                    }
+        // Only points that are not hull vertices can be outside, and one face per distinct
+        // plane is enough to ask.
+        let stamp = s.next_stamp();
+        s.live_planes.clear();
+        for f in 0..s.used {
+            if s.faces[f].alive {
+                for v in s.faces[f].v {
+                    s.vertex_stamp[v as usize] = stamp;
+                }
+                let pl = s.faces[f].plane as usize;
+                if s.plane_stamp[pl] != stamp {
+                    s.plane_stamp[pl] = stamp;
+                    s.live_planes.push((pl as u32, f as u32));
                 }
             }
-            if best.0 != NONE {
-                outside += 1;
-                s.faces[best.0 as usize].outside.push(i as u32);
-                s.pending.push(best.0);
+        }
+        let mut outside = 0;
+        for (i, p) in points.iter().enumerate() {
+            if s.vertex_stamp[i] == stamp
+                || s.live_planes.iter().all(|&(pl, _)| s.planes[pl as usize].distance(*p) <= eps)
+            {
+                continue;
             }
+            let mut best = (NONE, eps);
+            for &(pl, f) in &s.live_planes {
+                let dist = s.planes[pl as usize].distance(*p);
+                if dist > best.1 {
+                    best = (f, dist);
+                }
+            }
+            outside += 1;
+            s.faces[best.0 as usize].outside.push(i as u32);
+            s.pending.push(best.0);
         }
         s.repairs += outside;
         if outside == 0 || s.repair_rounds >= MAX_REPAIR_ROUNDS {
