@@ -230,3 +230,35 @@ fn caps_on_hull_count_and_vertices() {
         }
     }
 }
+
+/// The recorder keeps one step per collapse, each merged hull made only of its two parts'
+/// vertices; its OBJ export reads back (through the test-data loader) with every hull's
+/// triangles, and the HTML page carries the whole recording inline.
+#[test]
+fn the_recorder_exports_every_collapse() {
+    let mesh = load_mesh(&testdata_file("meshes/cad/cube-notch.obj")).unwrap();
+    let d = decompose(&mesh, &DecomposeOptions { record: true, ..Default::default() }).unwrap();
+    let rec = d.recording.as_ref().unwrap();
+    assert_eq!(rec.steps.len() + d.hulls.len() + d.degenerate_triangles, mesh.triangle_count());
+    for (i, step) in rec.steps.iter().enumerate() {
+        for v in &step.merged.vertices {
+            assert!(step.a.vertices.contains(v) || step.b.vertices.contains(v), "step {i}: vertex {v} from nowhere");
+        }
+        assert!(step.error <= DecomposeOptions::default().concavity);
+    }
+    let dir = std::env::temp_dir().join(format!("convex-hacd-recorder-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    rec.write_to(&dir).unwrap();
+    let back = load_mesh(&dir.join("final.obj")).unwrap();
+    assert_eq!(back.triangle_count(), d.hulls.iter().map(|h| h.triangles.len()).sum::<usize>());
+    let last = load_mesh(&dir.join(format!("step_{:05}.obj", rec.steps.len() - 1))).unwrap();
+    let s = rec.steps.last().unwrap();
+    assert_eq!(last.triangle_count(), s.a.triangles.len() + s.b.triangles.len() + s.merged.triangles.len());
+    let html = std::fs::read_to_string(dir.join("steps.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("/*DATA*/"));
+    assert!(!html.contains("src=") && !html.contains("href="), "the page must be self-contained");
+    assert_eq!(html.matches("\"e\":").count(), rec.steps.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Without the option nothing is recorded.
+    assert!(decompose(&mesh, &DecomposeOptions::default()).unwrap().recording.is_none());
+}
