@@ -91,7 +91,15 @@ impl Samples {
     /// The concavity error of the solid hull bounded by `planes` with box `lo..hi`: the longest
     /// ray from a sample inside (within `eps`) along its normal to the hull's far side. Returns
     /// as soon as a ray is longer than `limit` (the value is then that ray's length).
-    pub(crate) fn concavity(&self, planes: &[Plane], lo: DVec3, hi: DVec3, eps: f64, limit: f64) -> f64 {
+    pub(crate) fn concavity(
+        &self,
+        planes: &[Plane],
+        lo: DVec3,
+        hi: DVec3,
+        eps: f64,
+        limit: f64,
+        order: &mut Vec<u32>,
+    ) -> f64 {
         if self.positions.is_empty() || planes.is_empty() {
             return 0.0;
         }
@@ -104,7 +112,8 @@ impl Samples {
         // it. Neighbouring samples (the grid keeps them together) are usually settled by the
         // same plane: the last plane that settled one is tried first. Samples on the hull's own
         // surface, the bulk of them, then cost one or two planes instead of all.
-        let mut last = 0usize;
+        order.clear();
+        order.extend(0..planes.len() as u32);
         let settles = |plane: &Plane, p: DVec3, d: DVec3, worst: f64| {
             let dist = plane.distance(p);
             if dist > eps {
@@ -124,15 +133,15 @@ impl Samples {
                         continue;
                     }
                     let d = self.normals[i];
-                    if settles(&planes[last], p, d, worst) {
-                        continue;
-                    }
                     let mut t_exit = f64::INFINITY;
                     let mut settled = false;
-                    for (k, plane) in planes.iter().enumerate() {
+                    for k in 0..order.len() {
+                        let plane = &planes[order[k] as usize];
                         if settles(plane, p, d, worst) {
                             settled = true;
-                            last = k;
+                            // Move to front: the planes that settle samples are few and
+                            // are found first next time.
+                            order[..=k].rotate_right(1);
                             break;
                         }
                         let along = plane.normal.dot(d);
@@ -140,7 +149,6 @@ impl Samples {
                             t_exit = t_exit.min((-plane.distance(p)).max(0.0) / along);
                         }
                     }
-                    // Inside, and every exit is farther than `worst`: a new worst.
                     if !settled && t_exit.is_finite() {
                         worst = t_exit;
                         if worst > limit {

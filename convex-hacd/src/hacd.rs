@@ -110,6 +110,7 @@ struct Scratch {
     hull: HullScratch,
     raw: RawHull,
     points: Vec<DVec3>,
+    order: Vec<u32>,
 }
 
 impl Shape {
@@ -178,7 +179,7 @@ fn evaluate(
         let parts = if a.flat { a.area } else { 0.0 } + if b.flat { b.area } else { 0.0 };
         (merged.area - parts).max(0.0).sqrt()
     } else {
-        samples.concavity(&merged.planes, merged.lo, merged.hi, eps, limit)
+        samples.concavity(&merged.planes, merged.lo, merged.hi, eps, limit, &mut scratch.order)
     };
     // Errors below the quantization distance are rounding (a sample on the hull's surface exits
     // after 1e-13); as exact zeros they tie, and ties go by edge index.
