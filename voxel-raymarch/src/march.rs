@@ -255,8 +255,14 @@ impl Occupancy {
                 walk.step[a] = if d > 0.0 { 1 } else { -1 };
             }
         }
-        let lo = self.world.min.to_array();
-        let hi = (self.world.max - IVec3::ONE).to_array();
+        // Every solid voxel lies in `solid_bounds`: the walk starts where the ray enters it and
+        // ends where it leaves it (the seed's "outside the map" exit, on a tighter box).
+        let bounds = self.solid_bounds;
+        if bounds.is_empty() {
+            return None;
+        }
+        let lo = bounds.min.to_array();
+        let hi = (bounds.max - IVec3::ONE).to_array();
         if !self.enter(&mut walk, lo, hi, max_t) {
             return None;
         }
@@ -349,7 +355,7 @@ impl Occupancy {
             if slot == u32::MAX {
                 let lo = chunk_min.to_array();
                 if !walk.skip(lo, (chunk_min + IVec3::splat(CHUNK_EDGE - 1)).to_array(), max_t)
-                    || !self.world.contains(IVec3::from_array(walk.cell))
+                    || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
                 {
                     return None;
                 }
@@ -371,7 +377,7 @@ impl Occupancy {
                         walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
                         let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
                         if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
-                            || !self.world.contains(IVec3::from_array(walk.cell))
+                            || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
                         {
                             return None;
                         }
@@ -406,7 +412,7 @@ impl Occupancy {
                 if local[a] as u32 >= CHUNK_EDGE as u32 {
                     // Left the working chunk: look the next one up (or leave the world).
                     walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
-                    if !self.world.contains(IVec3::from_array(walk.cell)) {
+                    if !self.solid_bounds.contains(IVec3::from_array(walk.cell)) {
                         return None;
                     }
                     continue 'chunks;

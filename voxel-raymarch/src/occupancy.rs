@@ -57,6 +57,9 @@ pub struct Occupancy {
     pub(crate) bricks: Vec<u64>,
     /// Slots freed by refreshes that emptied a chunk, reused first.
     free: Vec<u32>,
+    /// The union of the non-empty bricks, within the world box: rays are clipped to it, so a ray
+    /// that passes above the terrain costs a slab test (parry's chunk BVH root does the same).
+    pub(crate) solid_bounds: VoxelBox,
 }
 
 /// What one chunk's read produced.
@@ -89,6 +92,7 @@ impl Occupancy {
             bits: Vec::new(),
             bricks: Vec::new(),
             free: Vec::new(),
+            solid_bounds: VoxelBox::EMPTY,
         };
         let keys: Vec<IVec3> = VoxelBox::new(IVec3::ZERO, dims).iter().collect();
         occ.rebuild_chunks(source, &keys)?;
@@ -131,7 +135,28 @@ impl Occupancy {
         for (key, result) in keys.iter().zip(results) {
             self.store_chunk(*key, result);
         }
+        self.solid_bounds = self.brick_bounds();
         Ok(())
+    }
+
+    /// The box of every non-empty brick, clipped to the world box; one pass over the chunk table.
+    fn brick_bounds(&self) -> VoxelBox {
+        let mut bounds = VoxelBox::EMPTY;
+        for key in VoxelBox::new(IVec3::ZERO, self.dims).iter() {
+            let slot = self.table[self.chunk_index(key)];
+            if slot == EMPTY {
+                continue;
+            }
+            let mut mask = self.bricks[slot as usize];
+            while mask != 0 {
+                let b = mask.trailing_zeros() as i32;
+                mask &= mask - 1;
+                let brick = IVec3::new(b & 3, b >> 4, (b >> 2) & 3);
+                let min = self.world.min + key * CHUNK_EDGE + brick * BRICK_EDGE;
+                bounds = bounds.union(&VoxelBox::from_min_size(min, IVec3::splat(BRICK_EDGE)));
+            }
+        }
+        bounds.intersection(&self.world)
     }
 
     fn store_chunk(&mut self, key: IVec3, result: ChunkBits) {

@@ -1,0 +1,260 @@
+//! `voxel-raymarch` benches beside parry3d's `Voxels` (8^3 chunks under a chunk BVH, a DDA per
+//! chunk) built from the same solid voxels, and beside the seed's original walk that looks the
+//! chunk up on every step (`baseline-lookup-per-step`). World: `voxel_store::generate::terrain`
+//! 512x64x512, seed 1.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use glam::{IVec3, Vec3};
+use parry3d::query::RayCast;
+use parry3d::shape::Voxels;
+use voxel_bench::{alloc, config, figure, workloads::Rng};
+use voxel_core::{Phase, Ray, VoxelBox, VoxelSource};
+use voxel_raymarch::{Cast, Occupancy};
+use voxel_store::VoxelStore;
+use voxel_store::generate::{self, Terrain};
+
+#[global_allocator]
+static ALLOC: alloc::CountingAlloc = alloc::CountingAlloc;
+
+const WORLD: IVec3 = IVec3::new(512, 64, 512);
+/// Rays per set: enough to leave the caches cold between rays of a set, few enough that the
+/// slowest set (parry's long rays) keeps a sample under a second.
+const RAYS: usize = 10_000;
+
+struct Scene {
+    store: VoxelStore,
+    occ: Occupancy,
+    parry: Voxels,
+    coords: Vec<IVec3>,
+    /// Height of the first empty voxel of each column (x + 512 z).
+    ground: Vec<i32>,
+}
+
+fn scene() -> Scene {
+    let store = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
+    let world = VoxelBox::new(IVec3::ZERO, WORLD);
+    let mut buf = Vec::new();
+    store.read_region(world, &mut buf).expect("2^24 voxels fit a read");
+    let phases = store.phase_table();
+    let coords: Vec<IVec3> =
+        world.iter().zip(&buf).filter(|(_, v)| v.phase(phases) == Phase::Solid).map(|(p, _)| p).collect();
+    let mut ground = vec![0; (WORLD.x * WORLD.z) as usize];
+    for p in &coords {
+        let g = &mut ground[(p.x + WORLD.x * p.z) as usize];
+        *g = (*g).max(p.y + 1);
+    }
+    let occ = Occupancy::build(&store, world).expect("bounded world");
+    let parry = Voxels::new(Vec3::ONE, &coords);
+    Scene { store, occ, parry, coords, ground }
+}
+
+/// A random unit direction whose y component lies in `-max_y..max_y`.
+fn direction(rng: &mut Rng, max_y: f32) -> Vec3 {
+    let y = rng.range(-max_y, max_y);
+    let angle = rng.range(0.0, std::f32::consts::TAU);
+    let r = (1.0 - y * y).sqrt();
+    Vec3::new(r * angle.cos(), y, r * angle.sin())
+}
+
+/// A random point in the air (an empty voxel) of the world, below `top`.
+fn air_point(rng: &mut Rng, s: &Scene, top: f32) -> Vec3 {
+    loop {
+        let p = Vec3::new(rng.range(0.0, 512.0), rng.range(0.0, top), rng.range(0.0, 512.0));
+        if !s.occ.is_solid(p.floor().as_ivec3()) {
+            return p;
+        }
+    }
+}
+
+fn ray_sets(s: &Scene) -> Vec<(&'static str, Vec<Cast>)> {
+    let mut rng = Rng::new(42);
+    let highest = s.ground.iter().copied().max().unwrap_or(0) as f32;
+    let short = (0..RAYS)
+        .map(|_| {
+            // A particle resting on (or just above) the ground of a random column.
+            let (x, z) = (rng.range(1.0, 511.0), rng.range(1.0, 511.0));
+            let y = s.ground[(x as i32 + WORLD.x * z as i32) as usize] as f32 + rng.range(0.01, 0.5);
+            Cast { ray: Ray::new(Vec3::new(x, y, z), rng.direction()), max_t: rng.range(1.0, 10.0) }
+        })
+        .collect();
+    let long = (0..RAYS)
+        .map(|_| Cast { ray: Ray::new(air_point(&mut rng, s, 64.0), rng.direction()), max_t: rng.range(200.0, 400.0) })
+        .collect();
+    let near_horizontal = (0..RAYS)
+        .map(|_| Cast {
+            ray: Ray::new(air_point(&mut rng, s, 64.0), direction(&mut rng, 0.1)),
+            max_t: rng.range(200.0, 400.0),
+        })
+        .collect();
+    // Above the highest ground: every chunk and brick the ray crosses is empty.
+    let clear_air = (0..RAYS)
+        .map(|_| {
+            let o = Vec3::new(rng.range(0.0, 512.0), rng.range(highest + 0.5, 64.0), rng.range(0.0, 512.0));
+            Cast { ray: Ray::new(o, direction(&mut rng, 0.0)), max_t: rng.range(200.0, 400.0) }
+        })
+        .collect();
+    // Horizontal rays one voxel above the ground of their column: through stored chunks, until a
+    // hill stops them.
+    let above_ground = (0..RAYS)
+        .map(|_| {
+            let (x, z) = (rng.range(1.0, 511.0), rng.range(1.0, 511.0));
+            let y = s.ground[(x as i32 + WORLD.x * z as i32) as usize] as f32 + 0.5;
+            Cast { ray: Ray::new(Vec3::new(x, y, z), direction(&mut rng, 0.0)), max_t: rng.range(200.0, 400.0) }
+        })
+        .collect();
+    vec![
+        ("short-1-10", short),
+        ("long-random-200-400", long),
+        ("long-near-horizontal-200-400", near_horizontal),
+        ("clear-air-horizontal-200-400", clear_air),
+        ("horizontal-above-ground-200-400", above_ground),
+    ]
+}
+
+/// The seed's original walk: the same Amanatides-Woo steps (same crossing times, same ties), with
+/// the chunk looked up for every voxel (`Occupancy::is_solid`) and no empty-space skipping. Returns
+/// the hit voxel and the number of steps taken.
+fn lookup_per_step(occ: &Occupancy, ray: &Ray, max_t: f32) -> (Option<IVec3>, u32) {
+    let world = occ.world();
+    let o = ray.origin.to_array();
+    let mut cell = ray.origin.floor().as_ivec3().to_array();
+    if !world.contains(IVec3::from_array(cell)) {
+        return (None, 0);
+    }
+    let (mut inv, mut step, mut plane, mut next) = ([0.0f32; 3], [0i32; 3], [0.0f32; 3], [f32::INFINITY; 3]);
+    for a in 0..3 {
+        let i = 1.0 / ray.dir[a];
+        if i.is_finite() {
+            inv[a] = i;
+            step[a] = if i > 0.0 { 1 } else { -1 };
+            plane[a] = (cell[a] + i32::from(i > 0.0)) as f32;
+            next[a] = (plane[a] - o[a]) * inv[a];
+        }
+    }
+    let mut steps = 0;
+    loop {
+        let p = IVec3::from_array(cell);
+        if !world.contains(p) {
+            return (None, steps);
+        }
+        if occ.is_solid(p) {
+            return (Some(p), steps);
+        }
+        let a = if next[0] <= next[1] {
+            if next[0] <= next[2] { 0 } else { 2 }
+        } else if next[1] <= next[2] {
+            1
+        } else {
+            2
+        };
+        if !(next[a] <= max_t) {
+            return (None, steps);
+        }
+        cell[a] += step[a];
+        plane[a] += step[a] as f32;
+        next[a] = (plane[a] - o[a]) * inv[a];
+        steps += 1;
+    }
+}
+
+fn parry_hit(voxels: &Voxels, c: &Cast) -> Option<IVec3> {
+    let hit =
+        voxels.cast_local_ray_and_get_normal(&parry3d::query::Ray::new(c.ray.origin, c.ray.dir), c.max_t, true)?;
+    voxels.voxel_at_flat_id(hit.subshape)
+}
+
+fn rays(c: &mut Criterion) {
+    let s = scene();
+    for (name, set) in ray_sets(&s) {
+        // Agreement and work per set, printed beside the timings.
+        let ours: Vec<Option<IVec3>> = set.iter().map(|c| s.occ.cast(&c.ray, c.max_t).map(|h| h.voxel)).collect();
+        let walked: Vec<(Option<IVec3>, u32)> = set.iter().map(|c| lookup_per_step(&s.occ, &c.ray, c.max_t)).collect();
+        let parry: Vec<Option<IVec3>> = set.iter().map(|c| parry_hit(&s.parry, c)).collect();
+        let hits = ours.iter().filter(|h| h.is_some()).count();
+        let steps: u64 = walked.iter().map(|w| u64::from(w.1)).sum();
+        figure(&format!("raymarch/{name}/hits"), hits as f64, &format!("of {}", set.len()));
+        figure(&format!("raymarch/{name}/voxel-steps-per-ray"), steps as f64 / set.len() as f64, "");
+        figure(
+            &format!("raymarch/{name}/disagreements-with-baseline"),
+            ours.iter().zip(&walked).filter(|(a, b)| **a != b.0).count() as f64,
+            "",
+        );
+        figure(
+            &format!("raymarch/{name}/disagreements-with-parry3d"),
+            ours.iter().zip(&parry).filter(|(a, b)| a != b).count() as f64,
+            "",
+        );
+
+        let mut group = c.benchmark_group("raymarch/rays");
+        group.throughput(Throughput::Elements(set.len() as u64));
+        group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+            b.iter(|| set.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
+        });
+        group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
+            b.iter(|| set.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
+        });
+        group.bench_with_input(BenchmarkId::new("baseline-lookup-per-step", name), &(), |b, ()| {
+            b.iter(|| set.iter().filter(|c| lookup_per_step(&s.occ, black_box(&c.ray), c.max_t).0.is_some()).count());
+        });
+        group.finish();
+    }
+
+    // Rays per second with rayon on all cores: the long random set through `march`.
+    let sets = ray_sets(&s);
+    let (_, long) = &sets[1];
+    let mut out = Vec::new();
+    let mut group = c.benchmark_group("raymarch/march");
+    group.throughput(Throughput::Elements(long.len() as u64));
+    group.bench_with_input(
+        BenchmarkId::new("ours", format!("long-random-200-400/{}-threads", rayon::current_num_threads())),
+        &(),
+        |b, ()| b.iter(|| s.occ.march(black_box(long), &mut out)),
+    );
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    group.bench_with_input(BenchmarkId::new("ours", "long-random-200-400/1-thread"), &(), |b, ()| {
+        b.iter(|| one.install(|| s.occ.march(black_box(long), &mut out)));
+    });
+    group.finish();
+}
+
+fn builds(c: &mut Criterion) {
+    let s = scene();
+    let world = VoxelBox::new(IVec3::ZERO, WORLD);
+    let volume = world.volume() as f64;
+    let solid = s.coords.len() as f64;
+    figure("raymarch/build/solid-voxels", solid, "");
+    let (occ, ours_bytes) = alloc::retained_bytes(|| Occupancy::build(&s.store, world).expect("bounded"));
+    let (parry, parry_bytes) = alloc::retained_bytes(|| Voxels::new(Vec3::ONE, &s.coords));
+    figure("raymarch/memory/ours/bytes-per-voxel-of-world", ours_bytes as f64 / volume, "B");
+    figure("raymarch/memory/ours/bytes-per-solid-voxel", ours_bytes as f64 / solid, "B");
+    let chunks = world.chunk_keys(voxel_raymarch::CHUNK_EDGE).volume();
+    figure("raymarch/memory/ours/stored-chunks", occ.stored_chunks() as f64, &format!("of {chunks}"));
+    figure("raymarch/memory/parry3d/bytes-per-voxel-of-world", parry_bytes as f64 / volume, "B");
+    figure("raymarch/memory/parry3d/bytes-per-solid-voxel", parry_bytes as f64 / solid, "B");
+    drop((occ, parry));
+
+    let mut group = c.benchmark_group("raymarch/build");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(world.volume()));
+    group.bench_with_input(BenchmarkId::new("ours", "512x64x512"), &(), |b, ()| {
+        b.iter(|| Occupancy::build(&s.store, world).expect("bounded"));
+    });
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    group.bench_with_input(BenchmarkId::new("ours", "512x64x512/1-thread"), &(), |b, ()| {
+        b.iter(|| one.install(|| Occupancy::build(&s.store, world).expect("bounded")));
+    });
+    // parry builds from the solid voxel list (collected beforehand, not timed); ours reads the store.
+    group.bench_with_input(BenchmarkId::new("parry3d", "512x64x512"), &(), |b, ()| {
+        b.iter(|| Voxels::new(Vec3::ONE, black_box(&s.coords)));
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = rays, builds
+}
+criterion_main!(benches);
