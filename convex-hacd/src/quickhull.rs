@@ -73,9 +73,6 @@ impl RawHull {
 
 const NONE: u32 = u32::MAX;
 
-/// Repair passes after the main loop. One has always sufficed in the tests; more are a guard.
-const MAX_REPAIR_ROUNDS: usize = 4;
-
 /// The thickness of the 3D path's planes, from `eps` and the extent of the points.
 ///
 /// A point found within the thickness of a plane is dropped as inside. Where two planes meet at a
@@ -126,13 +123,8 @@ pub(crate) struct HullScratch {
     chain: Vec<(f64, f64, u32)>,
     polygon: Vec<(f64, f64, u32)>,
     flat_indices: Vec<u32>,
-    live_planes: Vec<(u32, u32)>,
     /// Eyes that could not be added because the visible region was not a disc (counted for tests).
     pub(crate) skipped_eyes: usize,
-    /// Points given back by repair passes, the passes run, and points still outside after them.
-    pub(crate) repairs: usize,
-    repair_rounds: usize,
-    pub(crate) unrepaired: usize,
 }
 
 impl HullScratch {
@@ -253,20 +245,29 @@ pub(crate) fn build_hull(
     // Flatness is "fits in a slab of width eps" in any direction, not only the initial plane's:
     // a hull face whose plane has every vertex within eps behind it is such a slab.
     let mut slab = None;
-    for (pi, plane) in out.planes.iter().enumerate() {
+    for plane in &out.planes {
         // Stops at the first vertex deeper than eps, which for a solid hull comes early.
         if out.vertices.iter().all(|&v| -plane.distance(points[v as usize]) <= eps) {
-            slab = Some(pi);
-            break;
+            // Confirmed on every point, not only the vertices: in a slab this thin, a point
+            // within the planes' thickness can still lie well beside the 3D hull's rim.
+            let (lo, hi) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                let d = plane.distance(*p);
+                (lo.min(d), hi.max(d))
+            });
+            if hi - lo <= eps {
+                slab = Some(plane.normal);
+                break;
+            }
         }
     }
-    if let Some(pi) = slab {
-        let normal = out.planes[pi].normal;
-        let mut vertices = std::mem::take(&mut scratch.flat_indices);
-        vertices.clear();
-        vertices.extend_from_slice(&out.vertices);
-        let result = build_flat(points, &vertices, normal, scratch, out);
-        scratch.flat_indices = vertices;
+    if let Some(normal) = slab {
+        // All points, for the same reason: the polygon is then the exact hull of their
+        // projections.
+        let mut all = std::mem::take(&mut scratch.flat_indices);
+        all.clear();
+        all.extend(0..points.len() as u32);
+        let result = build_flat(points, &all, normal, scratch, out);
+        scratch.flat_indices = all;
         return result;
     }
     Ok(())
@@ -286,9 +287,6 @@ fn build_3d(
     s.plane_visible.clear();
     s.pending.clear();
     s.skipped_eyes = 0;
-    s.repairs = 0;
-    s.repair_rounds = 0;
-    s.unrepaired = 0;
     if s.vertex_edge.len() < points.len() {
         s.vertex_edge.resize(points.len(), NONE);
         s.vertex_stamp.resize(points.len(), 0);
@@ -340,53 +338,7 @@ fn build_3d(
         }
     }
 
-    loop {
-        expand(points, eps, s);
-        // Repair pass: a point dropped as inside against planes that later left the hull may
-        // lie outside the final one. Give each such point back to the face it is farthest
-        // outside of and grow again; the rounds are bounded, and a point still outside after
-        // them is counted.
-        // Only points that are not hull vertices can be outside, and one face per distinct
-        // plane is enough to ask.
-        let stamp = s.next_stamp();
-        s.live_planes.clear();
-        for f in 0..s.used {
-            if s.faces[f].alive {
-                for v in s.faces[f].v {
-                    s.vertex_stamp[v as usize] = stamp;
-                }
-                let pl = s.faces[f].plane as usize;
-                if s.plane_stamp[pl] != stamp {
-                    s.plane_stamp[pl] = stamp;
-                    s.live_planes.push((pl as u32, f as u32));
-                }
-            }
-        }
-        let mut outside = 0;
-        for (i, p) in points.iter().enumerate() {
-            if s.vertex_stamp[i] == stamp
-                || s.live_planes.iter().all(|&(pl, _)| s.planes[pl as usize].distance(*p) <= eps)
-            {
-                continue;
-            }
-            let mut best = (NONE, eps);
-            for &(pl, f) in &s.live_planes {
-                let dist = s.planes[pl as usize].distance(*p);
-                if dist > best.1 {
-                    best = (f, dist);
-                }
-            }
-            outside += 1;
-            s.faces[best.0 as usize].outside.push(i as u32);
-            s.pending.push(best.0);
-        }
-        s.repairs += outside;
-        if outside == 0 || s.repair_rounds >= MAX_REPAIR_ROUNDS {
-            s.unrepaired = outside;
-            break;
-        }
-        s.repair_rounds += 1;
-    }
+    expand(points, eps, s);
     // Output: alive faces, their planes renumbered densely, vertices sorted.
     s.plane_map.clear();
     s.plane_map.resize(s.planes.len(), NONE);

@@ -95,9 +95,17 @@ fn a_huge_offset_raises_the_tolerance_to_the_float_floor() {
 }
 
 /// Points on a tilted plane with out-of-plane noise from well below to well above the tolerance.
+/// Seed 101 once found a slab whose 3D hull left a point 14 s beside its rim; the flat polygon is
+/// now built from every point.
 #[test]
 fn near_coplanar_sets() {
-    let mut rng = Rng(7);
+    for seed in [7, 101] {
+        near_coplanar_sets_with(seed);
+    }
+}
+
+fn near_coplanar_sets_with(seed: u64) {
+    let mut rng = Rng(seed);
     for case in 0..240 {
         let noise = [0.0, 1e-6, 1e-5, 1e-4, 4e-4, 1e-3, 2e-3, 1e-2][case % 8];
         let normal = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)).normalize();
@@ -108,7 +116,7 @@ fn near_coplanar_sets() {
             .collect();
         let s = 1e-3;
         let hull = convex_hull_with_tolerance(&points, s).unwrap();
-        check(&format!("near-coplanar {case} noise {noise}"), &points, &hull);
+        check(&format!("near-coplanar {seed}/{case} noise {noise}"), &points, &hull);
         if 2.0 * noise <= s * 0.99 {
             assert!(hull.flat, "case {case}: noise {noise} fits in the slab");
         }
