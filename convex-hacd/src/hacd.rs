@@ -21,13 +21,13 @@ use crate::{DecomposeError, Recorder};
 /// Settings of [`decompose`], in the units of the working cube (the seed's names in brackets).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecomposeOptions {
-    /// Side of the cube the mesh is scaled into before anything else [`ScaleFactor`]. Default 1000.
+    /// Side of the cube the mesh is scaled into before anything else (the seed's `ScaleFactor`). Default 1000.
     pub cube: f32,
-    /// Quantization distance `s` [`ConnectDist`]: vertices closer than this are welded, points
+    /// Quantization distance `s` (the seed's `ConnectDist`): vertices closer than this are welded, points
     /// within it of a plane are on the plane, and a set that fits in a slab this wide is flat.
     /// Raised to the float floor of the input when smaller. Default 0.1.
     pub quantization: f32,
-    /// The largest concavity error an edge collapse may add [`Concavity`]. Default 10 (1% of the cube).
+    /// The largest concavity error an edge collapse may add (the seed's `Concavity`). Default 10 (1% of the cube).
     pub concavity: f32,
     /// Spacing of the uniform surface samples. Default 10: about one sample per 100 square units of
     /// surface, so a closed cube of side 1000 gets 60 000.
