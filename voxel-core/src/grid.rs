@@ -119,8 +119,23 @@ impl VoxelSource for VoxelGrid {
         if inside != region {
             out.fill(Voxel::EMPTY);
         }
+        // The whole grid, or whole y slabs (x and z spans equal in both boxes): one contiguous
+        // copy per slab instead of one small copy per row.
+        let size = inside.size();
+        let spans = |b: &VoxelBox| {
+            b.min.x == inside.min.x && b.max.x == inside.max.x && b.min.z == inside.min.z && b.max.z == inside.max.z
+        };
+        if spans(&region) && spans(&self.bounds) {
+            let slab = (size.x * size.z) as usize;
+            let start = IVec3::new(inside.min.x, inside.min.y, inside.min.z);
+            if let (Some(src), Some(dst)) = (self.bounds.index_of(start), region.index_of(start)) {
+                let len = slab * size.y as usize;
+                out[dst..dst + len].copy_from_slice(&self.voxels[src..src + len]);
+                return;
+            }
+        }
         // Copy whole x rows of the overlap: one memcpy per (y, z).
-        let row = inside.size().x as usize;
+        let row = size.x as usize;
         for y in inside.min.y..inside.max.y {
             for z in inside.min.z..inside.max.z {
                 let start = IVec3::new(inside.min.x, y, z);
@@ -204,6 +219,21 @@ mod tests {
         assert!(!g.set(IVec3::splat(2), Voxel::new(-1, 1)));
         assert!(g.set(IVec3::splat(1), Voxel::new(-1, 1)));
         assert_eq!(g.get(IVec3::splat(1)), Voxel::new(-1, 1));
+    }
+
+    /// Reads whose x and z spans match the grid's take the contiguous slab path: the whole grid,
+    /// a y range of it, and a taller region (EMPTY above and below).
+    #[test]
+    fn slab_reads_equal_per_voxel_get() {
+        let bounds = VoxelBox::new(IVec3::new(-3, 2, 5), IVec3::new(4, 9, 11));
+        let g = noise_grid(bounds, 7);
+        for (lo, hi) in [(2, 9), (4, 7), (-1, 14), (8, 20)] {
+            let region = VoxelBox::new(IVec3::new(-3, lo, 5), IVec3::new(4, hi, 11));
+            let mut buf = Vec::new();
+            g.read_region(region, &mut buf).unwrap();
+            let expected: Vec<Voxel> = region.iter().map(|p| g.get(p)).collect();
+            assert_eq!(buf, expected, "y {lo}..{hi}");
+        }
     }
 
     proptest! {

@@ -1,7 +1,7 @@
 //! The reusable mesher: options, limits, and the padded read both algorithms start from.
 
 use glam::IVec3;
-use voxel_core::{Phase, RegionHint, Voxel, VoxelBox, VoxelSource};
+use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::{Mesh, MeshError, pack};
 
@@ -88,6 +88,10 @@ pub struct Mesher {
     pub(crate) slices: Vec<u64>,
     /// `inside[m]`: material `m` belongs to the surface being meshed.
     pub(crate) inside: [bool; 256],
+    /// The same set in the SSE2 path's shape, when it has that shape.
+    pub(crate) set: Option<pack::MaterialSet>,
+    /// The surface and phase table `inside` and `set` were computed for.
+    pub(crate) classified: Option<(Surface, PhaseTable)>,
 }
 
 impl Default for Mesher {
@@ -134,6 +138,8 @@ impl Mesher {
             pending: Vec::new(),
             slices: Vec::new(),
             inside: [false; 256],
+            set: None,
+            classified: None,
         }
     }
 
@@ -167,9 +173,14 @@ impl Mesher {
         }
         source.read_region(padded, &mut self.voxels)?;
 
+        // Classify the materials once per phase table and surface, not once per chunk.
         let table = source.phase_table();
-        for (m, inside) in self.inside.iter_mut().enumerate() {
-            *inside = surface.counts(table.phase(m as u8));
+        if self.classified.as_ref().is_none_or(|(s, t)| *s != surface || t != table) {
+            for (m, inside) in self.inside.iter_mut().enumerate() {
+                *inside = surface.counts(table.phase(m as u8));
+            }
+            self.set = pack::MaterialSet::from_table(&self.inside);
+            self.classified = Some((surface, table.clone()));
         }
         let size = padded.size();
         // Sizes are positive and bounded by MAX_MESH_VOLUME.
@@ -183,7 +194,7 @@ impl Mesher {
         let (mut any_inside, mut any_outside) = (0u64, 0u64);
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
-        match pack::MaterialSet::from_table(&self.inside) {
+        match self.set {
             Some(set) => pack::pack_set(&self.voxels, &mut self.rows, nx, words, set),
             None => {
                 let inside = &self.inside;
