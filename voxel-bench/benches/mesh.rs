@@ -120,6 +120,21 @@ fn surface_chunks(world: &VoxelStore, edge: i32, n: usize) -> Vec<VoxelBox> {
     all.into_iter().step_by(step).take(n).collect()
 }
 
+/// Meshes every (source, region) with Surface Nets and counts the quads.
+fn surface_quads<'a>(
+    mesher: &mut Mesher,
+    mesh: &mut Mesh,
+    regions: impl Iterator<Item = (&'a VoxelGrid, VoxelBox)>,
+    options: &MeshOptions,
+) -> usize {
+    regions
+        .map(|(grid, region)| {
+            mesher.surface_nets(grid, region, options, mesh).expect("chunk");
+            mesh.quad_count()
+        })
+        .sum()
+}
+
 fn triangles(cases: &[Case], options: &MeshOptions) -> usize {
     let mut mesher = Mesher::new();
     let mut mesh = Mesh::new();
@@ -279,26 +294,11 @@ fn inside_bits_group(c: &mut Criterion, name: &str, cases: &[Case]) {
     let options = MeshOptions::PHYSICS;
     let mut group = c.benchmark_group("mesh/surface-nets-inside-bits");
     group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
-        b.iter(|| {
-            cases
-                .iter()
-                .map(|k| {
-                    mesher.surface_nets(&k.grid, k.region, &options, &mut mesh).expect("chunk");
-                    mesh.quad_count()
-                })
-                .sum::<usize>()
-        });
+        b.iter(|| surface_quads(&mut mesher, &mut mesh, cases.iter().map(|k| (&k.grid, k.region)), &options));
     });
     group.bench_with_input(BenchmarkId::new("baseline-portable", name), &(), |b, ()| {
         b.iter(|| {
-            cases
-                .iter()
-                .zip(&portable)
-                .map(|(k, grid)| {
-                    mesher.surface_nets(grid, k.region, &options, &mut mesh).expect("chunk");
-                    mesh.quad_count()
-                })
-                .sum::<usize>()
+            surface_quads(&mut mesher, &mut mesh, cases.iter().zip(&portable).map(|(k, g)| (g, k.region)), &options)
         });
     });
     group.finish();
@@ -339,15 +339,7 @@ fn terrain(c: &mut Criterion) {
     let water = MeshOptions { surface: Surface::Liquid, ..MeshOptions::default() };
     let mut group = c.benchmark_group("mesh/surface-nets-water");
     group.bench_function(format!("ours/terrain-32^3-x{}", cases.len()), |b| {
-        b.iter(|| {
-            cases
-                .iter()
-                .map(|k| {
-                    mesher.surface_nets(&k.grid, k.region, &water, &mut mesh).expect("chunk");
-                    mesh.quad_count()
-                })
-                .sum::<usize>()
-        });
+        b.iter(|| surface_quads(&mut mesher, &mut mesh, cases.iter().map(|k| (&k.grid, k.region)), &water));
     });
     group.finish();
 }

@@ -199,11 +199,7 @@ impl CompactTree {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
         walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
-                let hit = RayHit { t, triangle: id };
-                if hit.before(&best) {
-                    best = hit;
-                    *cutoff = t;
-                }
+                RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
             false
         });

@@ -130,11 +130,7 @@ impl QuadTree {
                 triangle_projected(p[0], p[2], p[3], *cutoff).map(|t| (t, 1))
             };
             if let Some((t, half)) = found {
-                let hit = RayHit { t, triangle: 2 * q + half };
-                if hit.before(&best) {
-                    best = hit;
-                    *cutoff = t;
-                }
+                RayHit { t, triangle: 2 * q + half }.keep_closest(&mut best, cutoff);
             }
             false
         });

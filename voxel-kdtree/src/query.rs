@@ -73,6 +73,15 @@ impl RayHit {
     pub(crate) fn before(&self, other: &RayHit) -> bool {
         self.t < other.t || (self.t == other.t && self.triangle < other.triangle)
     }
+
+    /// Keeps `self` in `best` when it comes first, lowering the traversal's `cutoff` to it.
+    #[inline]
+    pub(crate) fn keep_closest(self, best: &mut RayHit, cutoff: &mut f32) {
+        if self.before(best) {
+            *best = self;
+            *cutoff = self.t;
+        }
+    }
 }
 
 impl KdTree {
@@ -125,11 +134,7 @@ impl KdTree {
         self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
             let [a, b, c] = source.triangle_positions(id);
             if let Some(t) = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff) {
-                let hit = RayHit { t, triangle: id };
-                if hit.before(&best) {
-                    best = hit;
-                    *cutoff = t;
-                }
+                RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
             false
         });

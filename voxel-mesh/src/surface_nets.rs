@@ -279,11 +279,7 @@ fn finish_batch(batch: &Batch, lanes: usize, origin: IVec3, normals: bool, blend
     let inv = Vec4::from_array(batch.inv);
     let (sx, sy, sz) = (sum[0] * inv, sum[1] * inv, sum[2] * inv);
     let gradient = normals.then(|| {
-        // Gradient of the trilinear interpolation at the vertex.
-        let (nx, ny, nz) = (Vec4::ONE - sx, Vec4::ONE - sy, Vec4::ONE - sz);
-        let gx = ny * nz * (e[1] - e[0]) + sy * nz * (e[3] - e[2]) + ny * sz * (e[5] - e[4]) + sy * sz * (e[7] - e[6]);
-        let gy = nx * nz * (e[2] - e[0]) + sx * nz * (e[3] - e[1]) + nx * sz * (e[6] - e[4]) + sx * sz * (e[7] - e[5]);
-        let gz = nx * ny * (e[4] - e[0]) + sx * ny * (e[5] - e[1]) + nx * sy * (e[6] - e[2]) + sx * sy * (e[7] - e[3]);
+        let [gx, gy, gz] = trilinear_gradient(e, [sx, sy, sz], Vec4::ONE);
         (gx.to_array(), gy.to_array(), gz.to_array())
     });
     let (sx, sy, sz) = (sx.to_array(), sy.to_array(), sz.to_array());
@@ -367,40 +363,27 @@ const EFFECTIVE: [f32; 512] = {
     t
 };
 
-/// The start and end corners of the x, y and z edges, four each, from the corners with x = 0
-/// and x = 1 (both in (y, z) order (0,0) (1,0) (0,1) (1,1)). Lanes: x edges by (y, z) as given;
-/// y edges by (x, z) in order (0,0) (0,1) (1,0) (1,1); z edges by (x, y) in that order.
+/// Gradient at `s` of the trilinear interpolation of the 8 corner values `e` (corner bits: x, y,
+/// z), for one vertex (`f32`) or four, one per lane (`Vec4`).
 #[inline(always)]
-fn edge_ends(x0: Vec4, x1: Vec4) -> [Vec4; 6] {
+fn trilinear_gradient<T>(e: [T; 8], [sx, sy, sz]: [T; 3], one: T) -> [T; 3]
+where
+    T: Copy + core::ops::Add<Output = T> + core::ops::Sub<Output = T> + core::ops::Mul<Output = T>,
+{
+    let (nx, ny, nz) = (one - sx, one - sy, one - sz);
     [
-        x0,
-        x1,
-        Vec4::new(x0.x, x0.z, x1.x, x1.z),
-        Vec4::new(x0.y, x0.w, x1.y, x1.w),
-        Vec4::new(x0.x, x0.y, x1.x, x1.y),
-        Vec4::new(x0.z, x0.w, x1.z, x1.w),
+        ny * nz * (e[1] - e[0]) + sy * nz * (e[3] - e[2]) + ny * sz * (e[5] - e[4]) + sy * sz * (e[7] - e[6]),
+        nx * nz * (e[2] - e[0]) + sx * nz * (e[3] - e[1]) + nx * sz * (e[6] - e[4]) + sx * sz * (e[7] - e[5]),
+        nx * ny * (e[4] - e[0]) + sx * ny * (e[5] - e[1]) + nx * sy * (e[6] - e[2]) + sx * sy * (e[7] - e[3]),
     ]
-}
-
-/// Gradient at `s` of the trilinear interpolation of the corners, from the corner differences
-/// along x, y and z edges in the lane orders of [`edge_ends`].
-#[inline]
-fn trilinear_gradient([dx, dy, dz]: [Vec4; 3], s: Vec3) -> Vec3 {
-    let n = Vec3::ONE - s;
-    let x = Vec4::new(n.x, n.x, s.x, s.x);
-    let y = Vec4::new(n.y, s.y, n.y, s.y);
-    let (z, z2) = (Vec4::new(n.z, s.z, n.z, s.z), Vec4::new(n.z, n.z, s.z, s.z));
-    Vec3::new(dx.dot(y * z2), dy.dot(x * z), dz.dot(x * y))
 }
 
 /// Where the distance gradient vanishes (corners that cancel out), the gradient of the corners'
 /// inside/outside signs; where that vanishes too, `+Y`.
 #[cold]
 fn sign_normal(mask: usize, s: Vec3) -> Vec3 {
-    let sign = |k: usize| if (mask >> k) & 1 != 0 { -1.0 } else { 1.0 };
-    let [x_from, x_to, y_from, y_to, z_from, z_to] =
-        edge_ends(Vec4::new(sign(0), sign(2), sign(4), sign(6)), Vec4::new(sign(1), sign(3), sign(5), sign(7)));
-    let g = trilinear_gradient([x_to - x_from, y_to - y_from, z_to - z_from], s);
+    let signs = core::array::from_fn(|k| if (mask >> k) & 1 != 0 { -1.0 } else { 1.0 });
+    let g = Vec3::from_array(trilinear_gradient(signs, s.to_array(), 1.0));
     if g.length_squared() >= MIN_GRADIENT_SQUARED { g.normalize() } else { Vec3::Y }
 }
 
