@@ -1,0 +1,250 @@
+//! Per-triangle kernel for boxes and convex polyhedra: the separating-axis test, then clipping.
+//!
+//! Why SAT and not GJK/EPA: against a single triangle the candidate axes are few (the triangle's
+//! normal, the shape's face normals, and shape edge x triangle edge), the answer is exact for
+//! polytopes when overlapping, deterministic, and has no iteration limit or degenerate simplex to
+//! fail on; the winning axis also names the triangle feature the voiding pass needs (triangle
+//! normal: face; shape face: the triangle's deepest vertex or edge; edge pair: the triangle edge),
+//! which GJK would have to recover afterwards. When separated by less than the contact distance,
+//! the separation along the best axis is a lower bound of the distance (exact for face-vertex and
+//! edge-edge closest features), which is what a speculative contact wants.
+
+use glam::{Quat, Vec3};
+
+use crate::closest::{closest_on_triangle, closest_segments, triangle_normal};
+use crate::kernel::{Local, Outcome, RawPoint};
+use crate::shape::PolyView;
+
+/// Reused clipping buffers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClipScratch {
+    a: Vec<Vec3>,
+    b: Vec<Vec3>,
+}
+
+/// A polytope placed in the mesh's frame, with its rotation's inverse computed once per query.
+pub(crate) struct Placed<'a> {
+    pub(crate) poly: PolyView<'a>,
+    pub(crate) rotation: Quat,
+    pub(crate) inverse: Quat,
+    pub(crate) translation: Vec3,
+    /// Size of the shape, for tolerances.
+    pub(crate) scale: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    Triangle,
+    Face(usize),
+    /// Direction class, triangle edge, and the axis itself (local frame, triangle towards shape).
+    Edge(usize, usize, Vec3),
+}
+
+#[inline]
+fn project(points: &[Vec3], axis: Vec3) -> (f32, f32) {
+    let mut lo = f32::INFINITY;
+    let mut hi = f32::NEG_INFINITY;
+    for &p in points {
+        let d = axis.dot(p);
+        lo = lo.min(d);
+        hi = hi.max(d);
+    }
+    (lo, hi)
+}
+
+/// Clips the convex polygon in `scratch.a` by the half-spaces `side . (x - origin) >= 0`.
+fn clip(scratch: &mut ClipScratch, side: Vec3, origin: Vec3) {
+    scratch.b.clear();
+    let poly = &scratch.a;
+    let count = poly.len();
+    for i in 0..count {
+        let p = poly[i];
+        let q = poly[(i + 1) % count];
+        let dp = side.dot(p - origin);
+        let dq = side.dot(q - origin);
+        if dp >= 0.0 {
+            scratch.b.push(p);
+        }
+        if (dp >= 0.0) != (dq >= 0.0) {
+            let s = dp / (dp - dq);
+            scratch.b.push(p + (q - p) * s);
+        }
+    }
+    core::mem::swap(&mut scratch.a, &mut scratch.b);
+}
+
+pub(crate) fn polytope(
+    shape: &Placed<'_>,
+    margin: f32,
+    world: &[Vec3; 3],
+    scratch: &mut ClipScratch,
+    out: &mut Vec<RawPoint>,
+) -> Outcome {
+    let poly = &shape.poly;
+    let t = world.map(|p| shape.inverse * (p - shape.translation));
+    let Some(n) = triangle_normal(&t) else { return Outcome::Degenerate };
+    let d0 = n.dot(t[0]);
+    let (pmin, pmax) = project(poly.points, n);
+    // The whole shape behind the triangle's plane.
+    if pmax < d0 {
+        return Outcome::Culled;
+    }
+    let tol = 1e-4 * (1.0 + shape.scale);
+    let mut best_sep = pmin - d0;
+    if best_sep > margin {
+        return Outcome::Far;
+    }
+    let mut best = Axis::Triangle;
+    // Shape faces, as axes from the triangle to the shape (-m); only those facing the triangle's
+    // front, since the triangle is one-sided. A shape face must beat the triangle's normal by `tol`.
+    let mut face_best = best_sep + tol;
+    for (f, &m) in poly.normals.iter().enumerate() {
+        if -m.dot(n) < -1e-4 {
+            continue;
+        }
+        let tmin = m.dot(t[0]).min(m.dot(t[1])).min(m.dot(t[2]));
+        let s = tmin - poly.offsets[f];
+        if s > margin {
+            return Outcome::Far;
+        }
+        if s > face_best {
+            face_best = s;
+            best_sep = s;
+            best = Axis::Face(f);
+        }
+    }
+    // Edge pairs, which must beat the best face axis by `tol`.
+    let mut edge_best = best_sep + tol;
+    for (c, &e) in poly.directions.iter().enumerate() {
+        for k in 0..3 {
+            let g = t[(k + 1) % 3] - t[k];
+            let cross = e.cross(g);
+            let len = cross.length();
+            if !(len > 1e-5 * g.length()) {
+                continue;
+            }
+            let mut a = cross / len;
+            let an = a.dot(n);
+            if an < 0.0 {
+                a = -a;
+            }
+            let (lo, hi) = project(poly.points, a);
+            let (tlo, thi) = project(&t, a);
+            let mut s = lo - thi;
+            // An axis in the triangle's plane may point either way.
+            if an.abs() < 1e-4 && tlo - hi > s {
+                s = tlo - hi;
+                a = -a;
+            }
+            if s > margin {
+                return Outcome::Far;
+            }
+            if s > edge_best {
+                edge_best = s;
+                best_sep = s;
+                best = Axis::Edge(c, k, a);
+            }
+        }
+    }
+    let to_world = |p: Vec3| shape.rotation * p + shape.translation;
+    let start = out.len();
+    match best {
+        Axis::Triangle => {
+            // Incident face: the shape's face most opposed to the triangle's normal.
+            let mut inc = 0;
+            let mut lowest = f32::INFINITY;
+            for (f, &m) in poly.normals.iter().enumerate() {
+                let d = m.dot(n);
+                if d < lowest {
+                    lowest = d;
+                    inc = f;
+                }
+            }
+            scratch.a.clear();
+            let face = &poly.face_indices[poly.face_starts[inc] as usize..poly.face_starts[inc + 1] as usize];
+            scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
+            for k in 0..3 {
+                clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
+            }
+            let normal = shape.rotation * n;
+            for &p in &scratch.a {
+                let sep = n.dot(p) - d0;
+                if sep <= margin {
+                    out.push(RawPoint { point: to_world(p - n * sep), normal, depth: -sep });
+                }
+            }
+            if out.len() == start {
+                // The clipped face missed (a corner poking past an edge): the deepest point.
+                let deepest =
+                    poly.points.iter().copied().fold(poly.points[0], |a, b| if n.dot(b) < n.dot(a) { b } else { a });
+                let (q, _) = closest_on_triangle(deepest, &t);
+                out.push(RawPoint { point: to_world(q), normal, depth: -best_sep });
+            }
+            Outcome::Touch { feature: Local::Face, distance: best_sep }
+        }
+        Axis::Face(f) => {
+            let m = poly.normals[f];
+            let a = -m;
+            scratch.a.clear();
+            scratch.a.extend_from_slice(&t);
+            let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
+            for (i, &pi) in face.iter().enumerate() {
+                let p = poly.points[pi as usize];
+                let q = poly.points[face[(i + 1) % face.len()] as usize];
+                clip(scratch, m.cross(q - p), p);
+            }
+            let normal = shape.rotation * a;
+            for &x in &scratch.a {
+                let depth = poly.offsets[f] - m.dot(x);
+                if depth >= -margin {
+                    out.push(RawPoint { point: to_world(x), normal, depth });
+                }
+            }
+            // Which part of the triangle faces the shape: its vertices highest along `a`.
+            let h = t.map(|p| a.dot(p));
+            let top = h[0].max(h[1]).max(h[2]);
+            let near: [bool; 3] = core::array::from_fn(|i| h[i] >= top - tol);
+            let feature = match near {
+                [true, true, true] => Local::Face,
+                [true, true, false] => Local::edge(0, 1),
+                [true, false, true] => Local::edge(0, 2),
+                [false, true, true] => Local::edge(1, 2),
+                [true, false, false] => Local::Vertex(0),
+                [false, true, false] => Local::Vertex(1),
+                _ => Local::Vertex(2),
+            };
+            if out.len() == start {
+                let i = h.iter().enumerate().fold(0, |b, (i, &v)| if v > h[b] { i } else { b });
+                out.push(RawPoint { point: world[i], normal, depth: -best_sep });
+            }
+            Outcome::Touch { feature, distance: best_sep }
+        }
+        Axis::Edge(c, k, a) => {
+            // The shape's edge of this direction nearest the triangle along the axis.
+            let mut pick = [0u32; 2];
+            let mut lowest = f32::INFINITY;
+            for (edge, &class) in poly.edges.iter().zip(poly.edge_direction) {
+                if class as usize != c {
+                    continue;
+                }
+                let mid = a.dot(poly.points[edge[0] as usize] + poly.points[edge[1] as usize]);
+                if mid < lowest {
+                    lowest = mid;
+                    pick = *edge;
+                }
+            }
+            let j = (k + 1) % 3;
+            let (u, _, on_tri, _) =
+                closest_segments(t[k], t[j], poly.points[pick[0] as usize], poly.points[pick[1] as usize]);
+            let feature = if u <= 0.0 {
+                Local::Vertex(k as u8)
+            } else if u >= 1.0 {
+                Local::Vertex(j as u8)
+            } else {
+                Local::edge(k as u8, j as u8)
+            };
+            out.push(RawPoint { point: to_world(on_tri), normal: shape.rotation * a, depth: -best_sep });
+            Outcome::Touch { feature, distance: best_sep }
+        }
+    }
+}
