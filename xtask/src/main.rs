@@ -2,6 +2,10 @@
 //!
 //! - `bench [--quick] [FILTER]`: the criterion benches of `voxel-bench`, then
 //!   `target/bench-report.md` (median, throughput, ours/peer ratios, and the printed figures).
+//! - `demo [--size X,Y,Z] [--seed N] [--quick]`: builds the `voxel-physics` demo in release and
+//!   runs every composed path over a generated world, printing a table per stage and writing the
+//!   pictures to `target/demo/`. The demo is an example of `voxel-physics`, so this crate stays
+//!   std-only.
 //! - `ci`: exactly what CI runs (`.ci/run`).
 //! - `test-data [--data DIR]`: the whole test suite over the full shared data set (default
 //!   `../shared/data` beside the repository); fails loudly when the folder is missing.
@@ -16,6 +20,8 @@ use std::time::SystemTime;
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
+  demo [--size X,Y,Z] [--seed N] [--quick]
+                             the terrain physics demo: every stage timed, pictures in target/demo/
   bench [--quick] [FILTER]   run the criterion benches of voxel-bench and write target/bench-report.md
   ci                         run exactly what CI runs (.ci/run)
   test-data [--data DIR]     run the tests over the whole shared data set (default ../shared/data)";
@@ -24,6 +30,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("bench") => bench(&args[1..]),
+        Some("demo") => demo(&args[1..]),
         Some("ci") => run(Command::new("bash").arg(root().join(".ci/run")).current_dir(root())),
         Some("test-data") => test_data(&args[1..]),
         Some("-h" | "--help" | "help") => {
@@ -75,6 +82,27 @@ fn test_data(args: &[String]) -> Result<(), String> {
     }
     println!("xtask: running the tests over the whole data set in {}", dir.display());
     run(cargo().args(["test", "--workspace"]).env("VOXEL_SHARED_DATA", &dir))
+}
+
+/// Runs the demo example in release; its own flags are checked here so a typo fails before the
+/// build.
+fn demo(args: &[String]) -> Result<(), String> {
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--size" | "--seed" => {
+                it.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))?;
+            }
+            "--quick" => {}
+            a => return Err(format!("unknown demo argument {a}\n{USAGE}")),
+        }
+    }
+    let out = target_dir().join("demo");
+    run(cargo()
+        .args(["run", "--release", "--quiet", "-p", "voxel-physics", "--example", "demo", "--"])
+        .args(args)
+        .arg("--out")
+        .arg(&out))
 }
 
 fn bench(args: &[String]) -> Result<(), String> {

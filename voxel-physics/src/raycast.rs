@@ -1,0 +1,213 @@
+//! Ray casts against the smooth surface (seed `000_ce04cac11e01e96d.txt`, "Narrowphase: analysis &
+//! plan": "when performing raycasts, a simple ray-AABB tree query is ran; each matching leaf node
+//! is intersected with the ray. The closest point is kept and returned as the result"), over the
+//! 8^3 chunks a ray crosses.
+//!
+//! The walk is Amanatides and Woo's over chunk boxes of 8 voxels. A chunk's mesh reaches one voxel
+//! below the chunk (its quads are those of the grid edges whose lower end lies in it), so the
+//! geometry inside box `k` belongs to the meshes of the chunks `k + {0, 1}^3`: the walk asks those
+//! eight on entering the first box and the four new ones on each step (the path is monotone on
+//! every axis, so no owner comes back). Owners the broadphase proves empty are skipped without a
+//! cache lookup. Each owner's kD tree is cast over the whole remaining ray, cut off at the best
+//! hit so far; the walk stops once the best hit lies before the current box's exit, since every
+//! point before it lies in a box already visited, whose owners were all asked.
+
+use std::sync::Arc;
+
+use glam::{IVec3, Vec3};
+use rayon::prelude::*;
+use voxel_core::{Aabb, Ray, TriangleSource, VoxelBox};
+use voxel_kdtree::Scratch;
+use voxel_raymarch::Cast;
+
+use crate::TerrainCollider;
+use crate::cache::{ChunkShape, PHYSICS_CHUNK_EDGE};
+
+/// Where a ray met the smooth terrain surface.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TerrainHit {
+    /// The ray parameter: the point is `origin + t * dir`.
+    pub t: f32,
+    /// The hit point, in voxel units.
+    pub point: Vec3,
+    /// The unit normal of the triangle hit, pointing out of the solid (whichever side the ray came
+    /// from).
+    pub normal: Vec3,
+    /// The triangle's material (the dominant material of its corners' cubes).
+    pub material: u8,
+    /// The physics chunk whose mesh holds the triangle.
+    pub chunk: IVec3,
+    /// The triangle's index in that chunk's mesh ([`ChunkShape::mesh`](crate::ChunkShape::mesh)).
+    pub triangle: u32,
+}
+
+/// Reusable buffers of the ray casts (the kD tree's traversal stack); one per thread.
+#[derive(Clone, Debug, Default)]
+pub struct RayScratch {
+    kd: Scratch,
+}
+
+impl RayScratch {
+    /// Empty buffers; they grow on the first casts and are then reused.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Rays per rayon task of a batch: enough that scheduling is noise next to the casts.
+const RAYS_PER_TASK: usize = 128;
+
+/// The best hit so far: the hit order is `t`, then the chunk in key order (`y`, `z`, `x`), then
+/// the triangle (the kD tree's own tie rule), so equal-`t` hits on a seam resolve the same way
+/// whatever the walk's order.
+struct Best {
+    t: f32,
+    chunk: IVec3,
+    triangle: u32,
+    shape: Arc<ChunkShape>,
+}
+
+#[inline]
+fn key_order(k: IVec3) -> (i32, i32, i32) {
+    (k.y, k.z, k.x)
+}
+
+impl TerrainCollider {
+    /// The first point of the smooth (Surface Nets) terrain surface along `ray` at `t` in
+    /// `[0, max_t]`, with its normal and material; `None` when the ray misses. Invalid rays (see
+    /// [`Ray::is_valid`]) and NaN or negative `max_t` hit nothing.
+    ///
+    /// Allocates a [`RayScratch`]; loops call [`TerrainCollider::raycast_with`] with one scratch.
+    pub fn raycast(&self, ray: &Ray, max_t: f32) -> Option<TerrainHit> {
+        self.raycast_with(ray, max_t, &mut RayScratch::new())
+    }
+
+    /// [`TerrainCollider::raycast`] with caller-owned buffers: no allocation once they have grown
+    /// (cache misses excepted, which build a chunk's mesh and tree).
+    pub fn raycast_with(&self, ray: &Ray, max_t: f32, scratch: &mut RayScratch) -> Option<TerrainHit> {
+        if !ray.is_valid() || !(max_t >= 0.0) {
+            return None;
+        }
+        // Every mesh lies in the world grown by one voxel below (see the module docs).
+        let geometry = Aabb::new((self.world.min - IVec3::ONE).as_vec3(), self.world.max.as_vec3());
+        let (t0, t1) = geometry.intersect_ray(ray, 0.0, max_t)?;
+        let edge = PHYSICS_CHUNK_EDGE;
+        let kmin = (self.world.min - IVec3::ONE).div_euclid(IVec3::splat(edge));
+        let kmax = self.world.max.div_euclid(IVec3::splat(edge));
+
+        let o = ray.origin.to_array();
+        let d = ray.dir.to_array();
+        let inv = ray.inv_dir.to_array();
+        let start = (ray.at(t0) / edge as f32).floor().as_ivec3().clamp(kmin, kmax);
+        let mut cell = start.to_array();
+        let step: [i32; 3] = core::array::from_fn(|a| {
+            if d[a] > 0.0 {
+                1
+            } else if d[a] < 0.0 {
+                -1
+            } else {
+                0
+            }
+        });
+        let crossing = |a: usize, c: i32| -> f32 {
+            if step[a] == 0 {
+                f32::INFINITY
+            } else {
+                let plane = (c + i32::from(step[a] > 0)) * edge;
+                (plane as f32 - o[a]) * inv[a]
+            }
+        };
+        let mut t_next: [f32; 3] = core::array::from_fn(|a| crossing(a, cell[a]));
+        // Hits within this much of a box's exit may be beaten by an owner of the next box: float
+        // rounding of `t` is a few ulps of the coordinates involved, in units of the direction.
+        let scale = ray.origin.abs().max_element() + geometry.min.abs().max(geometry.max.abs()).max_element();
+        let eps = 64.0 * f32::EPSILON * scale / ray.dir.abs().max_element();
+        // The walk crosses each chunk plane of the geometry box at most once per axis.
+        let max_boxes = (kmax - kmin + IVec3::ONE).element_sum() + 1;
+
+        let mut best: Option<Best> = None;
+        let mut ask = |owner: IVec3, best: &mut Option<Best>| {
+            if !self.may_have_surface(owner) {
+                return;
+            }
+            let shape = self.cache.get_or_build(&self.store, owner);
+            if shape.is_empty() {
+                return;
+            }
+            let cutoff = best.as_ref().map_or(t1, |b| b.t);
+            if let Some(h) = shape.tree().cast_ray(shape.mesh(), ray, cutoff, &mut scratch.kd) {
+                let better = match best {
+                    None => true,
+                    Some(b) => h.t < b.t || (h.t == b.t && key_order(owner) < key_order(b.chunk)),
+                };
+                if better {
+                    *best = Some(Best { t: h.t, chunk: owner, triangle: h.triangle, shape });
+                }
+            }
+        };
+
+        let base = IVec3::from_array(cell);
+        for corner in VoxelBox::new(IVec3::ZERO, IVec3::splat(2)).iter() {
+            ask(base + corner, &mut best);
+        }
+        for _ in 0..max_boxes {
+            let t_exit = t_next[0].min(t_next[1]).min(t_next[2]).min(t1);
+            if best.as_ref().is_some_and(|b| b.t <= t_exit - eps) || t_exit >= t1 {
+                break;
+            }
+            // Step the axis whose plane comes first (ties in axis order x, y, z).
+            let a = if t_next[0] <= t_next[1] && t_next[0] <= t_next[2] {
+                0
+            } else if t_next[1] <= t_next[2] {
+                1
+            } else {
+                2
+            };
+            cell[a] += step[a];
+            if cell[a] < kmin[a] || cell[a] > kmax[a] {
+                break;
+            }
+            t_next[a] = crossing(a, cell[a]);
+            // The four owners this box adds: its own layer on the stepped axis when stepping
+            // down, the layer above it when stepping up.
+            let mut base = IVec3::from_array(cell);
+            if step[a] > 0 {
+                base[a] += 1;
+            }
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            for (db, dc) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let mut owner = base;
+                owner[b] += db;
+                owner[c] += dc;
+                ask(owner, &mut best);
+            }
+        }
+
+        let best = best?;
+        let shape = &best.shape;
+        let [p0, p1, p2] = shape.mesh().triangle_positions(best.triangle);
+        Some(TerrainHit {
+            t: best.t,
+            point: ray.at(best.t),
+            normal: (p1 - p0).cross(p2 - p0).normalize_or_zero(),
+            material: shape.mesh().triangle_material(best.triangle),
+            chunk: best.chunk,
+            triangle: best.triangle,
+        })
+    }
+
+    /// Casts every ray of `casts` in parallel (rayon): `out[i]` is `raycast(casts[i])`. `out` is
+    /// cleared and refilled; the answers are the same whatever the thread count.
+    pub fn raycast_batch(&self, casts: &[Cast], out: &mut Vec<Option<TerrainHit>>) {
+        out.clear();
+        out.resize(casts.len(), None);
+        out.par_chunks_mut(RAYS_PER_TASK).zip(casts.par_chunks(RAYS_PER_TASK)).for_each_init(
+            RayScratch::new,
+            |scratch, (out, casts)| {
+                for (o, c) in out.iter_mut().zip(casts) {
+                    *o = self.raycast_with(&c.ray, c.max_t, scratch);
+                }
+            },
+        );
+    }
+}
