@@ -57,6 +57,8 @@ pub struct ContactGenerator {
     delayed: Vec<Delayed>,
     vertices: AHashSet<[u32; 3]>,
     edges: AHashSet<[u32; 6]>,
+    /// The voided edges as segments, for T-junctions between disjoint meshes (position keys only).
+    segments: Vec<[Vec3; 2]>,
     kept: Vec<Contact>,
     keep: Vec<usize>,
     clip: ClipScratch,
@@ -154,6 +156,7 @@ impl ContactGenerator {
         self.delayed.clear();
         self.vertices.clear();
         self.edges.clear();
+        self.segments.clear();
         self.kept.clear();
         let mut report = ContactReport { candidates: set.len(), ..ContactReport::default() };
         let keys = options.keys;
@@ -212,6 +215,11 @@ impl ContactGenerator {
                 }
                 Local::Face => false,
             };
+            // Disjoint meshes may meet at T-junctions, where no key matches: the feature is also
+            // voided when the spot it touches lies on a voided edge.
+            let voided = voided
+                || (keys == FeatureKeys::Positions
+                    && self.on_voided_segment(tri, d.feature, self.points[d.start as usize].point));
             // Voided "unconditionally": whether or not this contact is kept (5a).
             self.void(set, i, keys);
             if voided {
@@ -247,7 +255,32 @@ impl ContactGenerator {
             self.vertices.insert(k[c]);
             self.edges.insert(edge_key(k[c], k[(c + 1) % 3]));
         }
+        if keys == FeatureKeys::Positions {
+            self.segments.extend([[tri[0], tri[1]], [tri[1], tri[2]], [tri[2], tri[0]]]);
+        }
     }
+
+    /// True when the feature's spot nearest `point` (the vertex itself, or the point of the edge
+    /// nearest the contact) lies on a voided edge, to a few ulps of the coordinates.
+    fn on_voided_segment(&self, tri: &[Vec3; 3], feature: Local, point: Vec3) -> bool {
+        let spot = match feature {
+            Local::Vertex(a) => tri[a as usize],
+            Local::Edge(a, b) => closest_on_segment(point, tri[a as usize], tri[b as usize]),
+            Local::Face => return false,
+        };
+        let eps = 4e-6 * (1.0 + spot.abs().max_element());
+        self.segments.iter().any(|&[a, b]| closest_on_segment(spot, a, b).distance_squared(spot) <= eps * eps)
+    }
+}
+
+#[inline]
+fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
+    let ab = b - a;
+    let len = ab.length_squared();
+    if !(len > 0.0) {
+        return a;
+    }
+    a + ab * ((p - a).dot(ab) / len).clamp(0.0, 1.0)
 }
 
 /// Names a triangle's local feature by the caller's vertex ids.

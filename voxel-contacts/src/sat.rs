@@ -36,8 +36,106 @@ pub(crate) struct Placed<'a> {
 enum Axis {
     Triangle,
     Face(usize),
-    /// Direction class, triangle edge, and the axis itself (local frame, triangle towards shape).
-    Edge(usize, usize, Vec3),
+    /// Direction class and the axis itself (local frame, triangle towards shape).
+    Edge(usize, Vec3),
+}
+
+/// Clips the shape's face most opposed to `n` (the incident face) to the triangle's prism, into
+/// `scratch.a`, and returns the lowest height of the clipped polygon over the triangle's plane
+/// (infinity when the clip is empty).
+fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) -> f32 {
+    let mut inc = 0;
+    let mut lowest = f32::INFINITY;
+    for (f, &m) in poly.normals.iter().enumerate() {
+        let d = m.dot(n);
+        if d < lowest {
+            lowest = d;
+            inc = f;
+        }
+    }
+    scratch.a.clear();
+    let face = &poly.face_indices[poly.face_starts[inc] as usize..poly.face_starts[inc + 1] as usize];
+    scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
+    for k in 0..3 {
+        clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
+    }
+    let d0 = n.dot(t[0]);
+    scratch.a.iter().fold(f32::INFINITY, |m, &p| m.min(n.dot(p) - d0))
+}
+
+/// When overlapping, another axis replaces the triangle's normal only if it needs less push than
+/// the normal by more than this fraction of its own (shapes tilted up to about 35 degrees on flat
+/// ground keep the ground's normal).
+const FACE_PREFERENCE: f32 = 0.2;
+
+/// The closest features of a polytope and a triangle known to be disjoint: distance, the point
+/// on the triangle, the point on the shape, and the triangle's feature. For disjoint convex
+/// polytopes the closest pair is a shape vertex against the triangle, a triangle vertex against
+/// a shape face, or an edge against an edge; all three families are tried.
+fn closest_features(poly: &PolyView<'_>, t: &[Vec3; 3]) -> (f32, Vec3, Vec3, Local) {
+    let mut best = (f32::INFINITY, t[0], poly.points[0], Local::Vertex(0));
+    for &v in poly.points {
+        let (q, f) = closest_on_triangle(v, t);
+        let d = v.distance_squared(q);
+        if d < best.0 {
+            best = (d, q, v, f);
+        }
+    }
+    for (f, &m) in poly.normals.iter().enumerate() {
+        let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
+        for (i, &p) in t.iter().enumerate() {
+            let h = m.dot(p) - poly.offsets[f];
+            if !(h > 0.0) || h * h >= best.0 {
+                continue;
+            }
+            let foot = p - m * h;
+            let inside = face.iter().enumerate().all(|(k, &a)| {
+                let a = poly.points[a as usize];
+                let b = poly.points[face[(k + 1) % face.len()] as usize];
+                m.cross(b - a).dot(foot - a) >= 0.0
+            });
+            if inside {
+                best = (h * h, p, foot, Local::Vertex(i as u8));
+            }
+        }
+    }
+    for edge in poly.edges {
+        let (a, b) = (poly.points[edge[0] as usize], poly.points[edge[1] as usize]);
+        for k in 0..3 {
+            let j = (k + 1) % 3;
+            let (u, _, on_tri, on_shape) = closest_segments(t[k], t[j], a, b);
+            let d = on_tri.distance_squared(on_shape);
+            if d < best.0 {
+                let f = if u <= 0.0 {
+                    Local::Vertex(k as u8)
+                } else if u >= 1.0 {
+                    Local::Vertex(j as u8)
+                } else {
+                    Local::edge(k as u8, j as u8)
+                };
+                best = (d, on_tri, on_shape, f);
+            }
+        }
+    }
+    (best.0.sqrt(), best.1, best.2, best.3)
+}
+
+/// The triangle's feature nearest the shape along `a` (its vertices highest along `a`, within
+/// `tol`), and the vertices' heights.
+fn support(t: &[Vec3; 3], a: Vec3, tol: f32) -> (Local, [f32; 3]) {
+    let h = t.map(|p| a.dot(p));
+    let top = h[0].max(h[1]).max(h[2]);
+    let near: [bool; 3] = core::array::from_fn(|i| h[i] >= top - tol);
+    let feature = match near {
+        [true, true, true] => Local::Face,
+        [true, true, false] => Local::edge(0, 1),
+        [true, false, true] => Local::edge(0, 2),
+        [false, true, true] => Local::edge(1, 2),
+        [true, false, false] => Local::Vertex(0),
+        [false, true, false] => Local::Vertex(1),
+        _ => Local::Vertex(2),
+    };
+    (feature, h)
 }
 
 #[inline]
@@ -142,36 +240,57 @@ pub(crate) fn polytope(
             if s > edge_best {
                 edge_best = s;
                 best_sep = s;
-                best = Axis::Edge(c, k, a);
+                best = Axis::Edge(c, a);
             }
         }
     }
     let to_world = |p: Vec3| shape.rotation * p + shape.translation;
     let start = out.len();
+    // Separated: the contact is the pair of closest features, found exactly, so that delayed
+    // contacts are ordered by true distance (the voiding pass needs it: on flat ground a triangle
+    // whose closest point lies on an edge then always has a neighbour at least as close across
+    // it). A shape vertex over the triangle's interior makes a face contact, clipped as below.
+    if best_sep > 0.0 {
+        let (distance, on_tri, on_shape, feature) = closest_features(poly, &t);
+        if !(distance <= margin) {
+            return Outcome::Far;
+        }
+        if feature != Local::Face {
+            let normal = (on_shape - on_tri).try_normalize().unwrap_or(n);
+            out.push(RawPoint { point: to_world(on_tri), normal: shape.rotation * normal, depth: -distance });
+            return Outcome::Touch { feature, distance };
+        }
+        best = Axis::Triangle;
+        best_sep = distance;
+        incident_over_triangle(poly, &t, n, scratch);
+    } else {
+        // Overlapping. Measured over the whole shape, the triangle's normal sees the shape's
+        // deepest point even where it does not hang over this triangle (a tilted box's low edge
+        // two triangles away), and a shape face tilted from the ground wins by a hair: a ghost
+        // normal. Measured over the part of the shape above the triangle (its incident face
+        // clipped to the triangle's prism), the normal is judged on what it pushes. It wins
+        // unless another axis needs clearly less push: a box against a 90-degree ledge needs
+        // 1/sqrt(2) of the push along the edge's diagonal, and keeps it.
+        let local = incident_over_triangle(poly, &t, n, scratch);
+        if best == Axis::Triangle || local - best_sep <= tol + FACE_PREFERENCE * -best_sep {
+            best = Axis::Triangle;
+            best_sep = best_sep.max(local.min(0.0));
+        }
+    }
     match best {
         Axis::Triangle => {
-            // Incident face: the shape's face most opposed to the triangle's normal.
-            let mut inc = 0;
-            let mut lowest = f32::INFINITY;
-            for (f, &m) in poly.normals.iter().enumerate() {
-                let d = m.dot(n);
-                if d < lowest {
-                    lowest = d;
-                    inc = f;
-                }
-            }
-            scratch.a.clear();
-            let face = &poly.face_indices[poly.face_starts[inc] as usize..poly.face_starts[inc + 1] as usize];
-            scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
-            for k in 0..3 {
-                clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
-            }
-            let normal = shape.rotation * n;
+            // `scratch.a` holds the incident face clipped to the triangle's prism.
+            // The world triangle's own normal, not the rotated local one: exact on flat ground.
+            let normal = triangle_normal(world).unwrap_or(shape.rotation * n);
             for &p in &scratch.a {
                 let sep = n.dot(p) - d0;
                 if sep <= margin {
                     out.push(RawPoint { point: to_world(p - n * sep), normal, depth: -sep });
                 }
+            }
+            if out.len() == start && !scratch.a.is_empty() {
+                // All of the shape over the triangle is beyond reach.
+                return Outcome::Far;
             }
             if out.len() == start {
                 // The clipped face missed (a corner poking past an edge): the deepest point.
@@ -200,26 +319,14 @@ pub(crate) fn polytope(
                     out.push(RawPoint { point: to_world(x), normal, depth });
                 }
             }
-            // Which part of the triangle faces the shape: its vertices highest along `a`.
-            let h = t.map(|p| a.dot(p));
-            let top = h[0].max(h[1]).max(h[2]);
-            let near: [bool; 3] = core::array::from_fn(|i| h[i] >= top - tol);
-            let feature = match near {
-                [true, true, true] => Local::Face,
-                [true, true, false] => Local::edge(0, 1),
-                [true, false, true] => Local::edge(0, 2),
-                [false, true, true] => Local::edge(1, 2),
-                [true, false, false] => Local::Vertex(0),
-                [false, true, false] => Local::Vertex(1),
-                _ => Local::Vertex(2),
-            };
+            let (feature, h) = support(&t, a, tol);
             if out.len() == start {
                 let i = h.iter().enumerate().fold(0, |b, (i, &v)| if v > h[b] { i } else { b });
                 out.push(RawPoint { point: world[i], normal, depth: -best_sep });
             }
             Outcome::Touch { feature, distance: best_sep }
         }
-        Axis::Edge(c, k, a) => {
+        Axis::Edge(c, a) => {
             // The shape's edge of this direction nearest the triangle along the axis.
             let mut pick = [0u32; 2];
             let mut lowest = f32::INFINITY;
@@ -233,15 +340,15 @@ pub(crate) fn polytope(
                     pick = *edge;
                 }
             }
-            let j = (k + 1) % 3;
-            let (u, _, on_tri, _) =
-                closest_segments(t[k], t[j], poly.points[pick[0] as usize], poly.points[pick[1] as usize]);
-            let feature = if u <= 0.0 {
-                Local::Vertex(k as u8)
-            } else if u >= 1.0 {
-                Local::Vertex(j as u8)
-            } else {
-                Local::edge(k as u8, j as u8)
+            // The axis came from triangle edge `k`, but the part of the triangle nearest the
+            // shape along it may be a vertex or another edge: that part is the feature (voiding
+            // must name what actually touches).
+            let (p0, p1) = (poly.points[pick[0] as usize], poly.points[pick[1] as usize]);
+            let (feature, _) = support(&t, a, tol);
+            let on_tri = match feature {
+                Local::Vertex(i) => t[i as usize],
+                Local::Edge(i, j) => closest_segments(t[i as usize], t[j as usize], p0, p1).2,
+                Local::Face => closest_on_triangle((p0 + p1) * 0.5, &t).0,
             };
             out.push(RawPoint { point: to_world(on_tri), normal: shape.rotation * a, depth: -best_sep });
             Outcome::Touch { feature, distance: best_sep }
