@@ -137,10 +137,13 @@ pub(crate) fn closest_point(p: Vec3, t: [Vec3; 3]) -> Vec3 {
 /// True when the contact point is a local minimum of the distance from `center` over the surface
 /// made of `triangles`: by convexity of the distance on each triangle, it is one exactly when no
 /// triangle containing the point has a point closer to `center`.
-pub(crate) fn is_local_minimum(c: &Contact, center: Vec3, triangles: &[[Vec3; 3]], tol: f32) -> bool {
+///
+/// `contain` is how near a triangle must come to the point to contain it (the point is computed in
+/// floats: a few ulps of the coordinates), `tol` how much closer it must come to the centre.
+pub(crate) fn is_local_minimum(c: &Contact, center: Vec3, triangles: &[[Vec3; 3]], contain: f32, tol: f32) -> bool {
     let d = c.point.distance(center);
     for &t in triangles {
-        if closest_point(c.point, t).distance(c.point) > tol {
+        if closest_point(c.point, t).distance(c.point) > contain {
             continue;
         }
         if closest_point(center, t).distance(center) < d - tol {
