@@ -41,9 +41,8 @@ enum Axis {
 }
 
 /// Clips the shape's face most opposed to `n` (the incident face) to the triangle's prism, into
-/// `scratch.a`, and returns the lowest height of the clipped polygon over the triangle's plane
-/// (infinity when the clip is empty).
-fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) -> f32 {
+/// `scratch.a`.
+fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) {
     let mut inc = 0;
     let mut lowest = f32::INFINITY;
     for (f, &m) in poly.normals.iter().enumerate() {
@@ -59,8 +58,27 @@ fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: 
     for k in 0..3 {
         clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
     }
+}
+
+/// The lowest height over the triangle's plane of the part of the shape above the triangle
+/// (inside its prism): the minimum over the clipped downward faces, which make up the shape's
+/// underside (infinity when nothing of the shape is over the triangle).
+fn lowest_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) -> f32 {
     let d0 = n.dot(t[0]);
-    scratch.a.iter().fold(f32::INFINITY, |m, &p| m.min(n.dot(p) - d0))
+    let mut lowest = f32::INFINITY;
+    for (f, &m) in poly.normals.iter().enumerate() {
+        if !(m.dot(n) < 0.0) {
+            continue;
+        }
+        scratch.a.clear();
+        let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
+        scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
+        for k in 0..3 {
+            clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
+        }
+        lowest = scratch.a.iter().fold(lowest, |m, &p| m.min(n.dot(p) - d0));
+    }
+    lowest
 }
 
 /// When overlapping, another axis replaces the triangle's normal only if it needs less push than
@@ -271,10 +289,13 @@ pub(crate) fn polytope(
         // clipped to the triangle's prism), the normal is judged on what it pushes. It wins
         // unless another axis needs clearly less push: a box against a 90-degree ledge needs
         // 1/sqrt(2) of the push along the edge's diagonal, and keeps it.
-        let local = incident_over_triangle(poly, &t, n, scratch);
-        if best == Axis::Triangle || local - best_sep <= tol + FACE_PREFERENCE * -best_sep {
+        let local = lowest_over_triangle(poly, &t, n, scratch);
+        if best == Axis::Triangle || best_sep - local <= tol + FACE_PREFERENCE * -best_sep {
             best = Axis::Triangle;
             best_sep = best_sep.max(local.min(0.0));
+        }
+        if best == Axis::Triangle {
+            incident_over_triangle(poly, &t, n, scratch);
         }
     }
     match best {

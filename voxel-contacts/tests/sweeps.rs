@@ -7,10 +7,28 @@ mod common;
 
 use common::{Soup, angle, gather_all, plane, surface_nets_chunks};
 use glam::{IVec3, Quat, Vec3};
-use voxel_contacts::{Candidates, Capsule, ContactGenerator, ContactOptions, Cuboid, FeatureKeys, Pose, Shape, Sphere};
+use voxel_contacts::{
+    Candidates, Capsule, ContactGenerator, ContactOptions, ConvexPolyhedron, Cuboid, FeatureKeys, Pose, Shape, Sphere,
+};
 use voxel_core::{Contact, VoxelBox};
 
 const PRESS: f32 = 0.01;
+
+/// A convex polyhedron as plain data: a hexagonal prism of radius 0.3 and height 0.3, centred.
+static PRISM: std::sync::LazyLock<ConvexPolyhedron> = std::sync::LazyLock::new(|| {
+    let mut points = Vec::new();
+    for y in [-0.15, 0.15] {
+        for k in 0..6 {
+            let a = k as f32 * core::f32::consts::TAU / 6.0;
+            points.push(Vec3::new(0.3 * a.cos(), y, 0.3 * a.sin()));
+        }
+    }
+    // Sides counter-clockwise from outside; bottom seen from below, top from above.
+    let mut faces: Vec<Vec<u32>> = (0..6u32).map(|k| vec![k, 6 + k, 6 + (k + 1) % 6, (k + 1) % 6]).collect();
+    faces.push((0..6).collect());
+    faces.push((6..12).rev().collect());
+    ConvexPolyhedron::new(points, &faces).unwrap()
+});
 const DISTANCE: f32 = 0.02;
 
 /// The shapes of one sweep step at `(x, z)` on ground at height `ground`, all pressed `PRESS`
@@ -37,6 +55,13 @@ fn shapes(x: f32, z: f32, ground: f32, step: usize) -> Vec<Shape<'static>> {
         let lowest = (tilt * Vec3::new(0.0, -h.y, -h.z)).y.min((tilt * Vec3::new(0.0, -h.y, h.z)).y);
         let pose = Pose::new(tilt, Vec3::new(x, ground - lowest - PRESS, z));
         v.push(Shape::Cuboid(Cuboid { half_extents: h, pose }));
+    }
+    // The convex prism, flat and tilted 10 degrees.
+    for pitch in [0.0f32, 0.17] {
+        let rotation = Quat::from_rotation_y(yaw) * Quat::from_rotation_x(pitch);
+        let lowest = PRISM.points().iter().map(|&p| (rotation * p).y).fold(f32::INFINITY, f32::min);
+        let pose = Pose::new(rotation, Vec3::new(x, ground - lowest - PRESS, z));
+        v.push(Shape::Convex { hull: &PRISM, pose });
     }
     v
 }
