@@ -187,7 +187,6 @@ struct Slot {
     stamp: AtomicU64,
 }
 
-#[derive(Default)]
 struct Inner {
     map: AHashMap<IVec3, Slot>,
     /// Bytes of the shapes and their `Arc` headers (the table is counted separately).
@@ -202,9 +201,25 @@ const SLOT_BYTES: usize = size_of::<IVec3>() + size_of::<Slot>() + 1;
 const ARC_HEADER: usize = 2 * size_of::<usize>();
 
 impl Inner {
+    fn new() -> Self {
+        Self { map: new_map(), shape_bytes: 0, triangles: 0, peak_bytes: 0 }
+    }
+
     fn bytes(&self) -> usize {
         self.shape_bytes + self.map.capacity() * SLOT_BYTES
     }
+}
+
+/// A map with a fixed hash seed. The table's capacity (counted against the bound) depends on where
+/// keys land, so a per-process random seed would make evictions differ from run to run; answers
+/// never depend on it, but memory figures and tests should repeat.
+fn new_map() -> AHashMap<IVec3, Slot> {
+    AHashMap::with_hasher(ahash::RandomState::with_seeds(
+        0x243F_6A88_85A3_08D3,
+        0x1319_8A2E_0370_7344,
+        0xA409_3822_299F_31D0,
+        0x082E_FA98_EC4E_6C89,
+    ))
 }
 
 /// Chunk shapes by key, bounded in bytes.
@@ -228,7 +243,7 @@ impl core::fmt::Debug for ShapeCache {
 impl ShapeCache {
     pub(crate) fn new(limit: usize) -> Self {
         Self {
-            inner: RwLock::new(Inner::default()),
+            inner: RwLock::new(Inner::new()),
             clock: AtomicU64::new(0),
             limit,
             hits: AtomicU64::new(0),
@@ -331,7 +346,7 @@ impl ShapeCache {
     pub(crate) fn clear(&self) {
         let mut inner = self.inner.write();
         let n = inner.map.len() as u64;
-        inner.map = AHashMap::new();
+        inner.map = new_map();
         inner.shape_bytes = 0;
         inner.triangles = 0;
         self.invalidations.fetch_add(n, Ordering::Relaxed);

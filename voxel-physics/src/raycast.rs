@@ -7,16 +7,21 @@
 //! below the chunk (its quads are those of the grid edges whose lower end lies in it), so the
 //! geometry inside box `k` belongs to the meshes of the chunks `k + {0, 1}^3`: the walk asks those
 //! eight on entering the first box and the four new ones on each step (the path is monotone on
-//! every axis, so no owner comes back). Owners the broadphase proves empty are skipped without a
-//! cache lookup. Each owner's kD tree is cast over the whole remaining ray, cut off at the best
-//! hit so far; the walk stops once the best hit lies before the current box's exit, since every
-//! point before it lies in a box already visited, whose owners were all asked.
+//! every axis, so no owner comes back). A ray that starts on a chunk plane, or runs inside one
+//! (straight down at integer coordinates), also asks the owners on the plane's lower side. Owners
+//! the broadphase proves empty are skipped without a cache lookup. Each owner's kD tree is cast
+//! over the whole remaining ray, cut off at the best hit so far; the walk stops once the best hit
+//! lies before the current box's exit, since every point before it lies in a box already visited,
+//! whose owners were all asked.
+//!
+//! Precision: `t` is computed from the ray's origin in `f32`, as the kD tree does; origins within
+//! about 2^20 voxels of the world keep sub-voxel accuracy.
 
 use std::sync::Arc;
 
 use glam::{IVec3, Vec3};
 use rayon::prelude::*;
-use voxel_core::{Aabb, Ray, TriangleSource, VoxelBox};
+use voxel_core::{Aabb, Ray, TriangleSource};
 use voxel_kdtree::Scratch;
 use voxel_raymarch::Cast;
 
@@ -146,9 +151,21 @@ impl TerrainCollider {
             }
         };
 
+        // A point on a chunk plane lies in the boxes on both sides. The walk visits both when it
+        // crosses the plane, but not when the ray starts on it (the box below is never entered)
+        // or runs inside it (parallel): there the owners of the box below are asked too. Rays
+        // straight down at integer coordinates are common, so this is no corner case.
+        let p0 = ray.at(t0).to_array();
+        let on_plane: [bool; 3] = core::array::from_fn(|a| p0[a] == (cell[a] * edge) as f32);
+        let start_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a]));
+        let walk_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a] && step[a] == 0));
         let base = IVec3::from_array(cell);
-        for corner in VoxelBox::new(IVec3::ZERO, IVec3::splat(2)).iter() {
-            ask(base + corner, &mut best);
+        for dy in -start_low[1]..=1 {
+            for dz in -start_low[2]..=1 {
+                for dx in -start_low[0]..=1 {
+                    ask(base + IVec3::new(dx, dy, dz), &mut best);
+                }
+            }
         }
         for _ in 0..max_boxes {
             let t_exit = t_next[0].min(t_next[1]).min(t_next[2]).min(t1);
@@ -168,18 +185,21 @@ impl TerrainCollider {
                 break;
             }
             t_next[a] = crossing(a, cell[a]);
-            // The four owners this box adds: its own layer on the stepped axis when stepping
-            // down, the layer above it when stepping up.
+            // The owners this box adds: on the stepped axis, its own layer when stepping down and
+            // the layer above it when stepping up; on the other two, the box and the one above
+            // (and the one below where the ray runs in a chunk plane).
             let mut base = IVec3::from_array(cell);
             if step[a] > 0 {
                 base[a] += 1;
             }
             let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-            for (db, dc) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                let mut owner = base;
-                owner[b] += db;
-                owner[c] += dc;
-                ask(owner, &mut best);
+            for db in -walk_low[b]..=1 {
+                for dc in -walk_low[c]..=1 {
+                    let mut owner = base;
+                    owner[b] += db;
+                    owner[c] += dc;
+                    ask(owner, &mut best);
+                }
             }
         }
 

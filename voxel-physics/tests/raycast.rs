@@ -1,0 +1,153 @@
+//! Ray casts against the smooth surface: the chunk walk with broadphase skips and per-chunk kD
+//! trees equals brute force over every triangle of every chunk mesh.
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::{BruteWorld, Rng, collider, flat, rays, terrain};
+use glam::{IVec3, Vec3};
+use voxel_core::{Ray, TriangleSource, VoxelBox};
+use voxel_physics::{Cast, RayScratch, TerrainCollider};
+use voxel_store::VoxelStore;
+
+struct Fixture {
+    collider: TerrainCollider,
+    brute: BruteWorld,
+}
+
+/// A 48 x 40 x 48 world with hills, caves and water, built once for the file.
+fn hills() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let (store, world) = terrain(IVec3::new(48, 40, 48), 11);
+        let brute = BruteWorld::new(&store, world);
+        Fixture { collider: collider(store, world), brute }
+    })
+}
+
+/// Checks one ray against brute force: the same `t`, chunk and triangle, bit for bit.
+fn check(fixture: &Fixture, ray: &Ray, max_t: f32, scratch: &mut RayScratch) {
+    let ours = fixture.collider.raycast_with(ray, max_t, scratch);
+    let reference = fixture.brute.raycast(ray, max_t);
+    assert_eq!(ours.map(|h| (h.t, h.chunk, h.triangle)), reference, "ray {ray:?} max_t {max_t}");
+    if let Some(h) = ours {
+        assert_eq!(h.point, ray.at(h.t));
+        assert!((h.normal.length() - 1.0).abs() < 1e-4, "unit normal: {h:?}");
+    }
+}
+
+#[test]
+fn raycast_equals_brute_force_over_all_chunk_meshes() {
+    let f = hills();
+    assert!(f.brute.triangle_count() > 5000, "the fixture has a real surface");
+    let mut scratch = RayScratch::new();
+    let world = f.collider.world();
+    let mut hits = 0;
+    for (i, ray) in rays(world, 1500, 1).iter().enumerate() {
+        // Long rays and rays cut short.
+        let max_t = if i % 5 == 0 { 7.5 } else { 500.0 };
+        check(f, ray, max_t, &mut scratch);
+        hits += usize::from(f.collider.raycast_with(ray, max_t, &mut scratch).is_some());
+    }
+    assert!(hits > 500, "most rays hit something ({hits})");
+}
+
+#[test]
+fn rays_starting_inside_caves_and_under_ground() {
+    let f = hills();
+    let mut rng = Rng(5);
+    let mut scratch = RayScratch::new();
+    for _ in 0..400 {
+        // Origins inside the world box: in rock, in caves, under water.
+        let origin = rng.vec(Vec3::splat(1.0), Vec3::new(47.0, 39.0, 47.0));
+        check(f, &Ray::new(origin, rng.direction()), 100.0, &mut scratch);
+    }
+}
+
+#[test]
+fn unnormalized_directions_count_t_in_direction_units() {
+    let f = hills();
+    let mut rng = Rng(9);
+    let mut scratch = RayScratch::new();
+    for _ in 0..200 {
+        let origin = rng.vec(Vec3::new(0.0, 45.0, 0.0), Vec3::new(48.0, 50.0, 48.0));
+        let dir = (rng.direction() - Vec3::Y * 1.5) * rng.range(0.01, 40.0);
+        check(f, &Ray::new(origin, dir), 1000.0, &mut scratch);
+    }
+}
+
+#[test]
+fn batch_equals_serial_for_any_thread_count() {
+    let f = hills();
+    let casts: Vec<Cast> = rays(f.collider.world(), 600, 3).into_iter().map(|ray| Cast { ray, max_t: 300.0 }).collect();
+    let serial: Vec<_> = casts.iter().map(|c| f.collider.raycast(&c.ray, c.max_t)).collect();
+    for threads in [1, 3] {
+        f.collider.clear_cache();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut out = Vec::new();
+        pool.install(|| f.collider.raycast_batch(&casts, &mut out));
+        assert_eq!(out, serial, "{threads} threads");
+    }
+}
+
+#[test]
+fn flat_ground_across_seams_and_corners() {
+    // Ground at y = 12 (surface half-way between rows 11 and 12), rays down chunk seams and corners.
+    let (store, world) = flat(IVec3::new(32, 24, 32), 12);
+    let c = collider(store, world);
+    for x in [1.0f32, 7.999, 8.0, 8.001, 15.5, 16.0, 24.0] {
+        for z in [2.5f32, 8.0, 16.0, 23.75] {
+            let hit = c.raycast(&Ray::new(Vec3::new(x, 30.0, z), Vec3::NEG_Y), 100.0).unwrap();
+            assert!((hit.point.y - 11.5).abs() < 1e-4, "({x}, {z}): {hit:?}");
+            assert!(hit.normal.abs_diff_eq(Vec3::Y, 1e-6), "({x}, {z}): {hit:?}");
+            assert_eq!(hit.material, voxel_store::generate::materials::ROCK);
+        }
+    }
+    // A ray lying in the seam plane x = 8, sloping down: it still finds the ground.
+    let hit = c.raycast(&Ray::new(Vec3::new(8.0, 20.0, 2.0), Vec3::new(0.0, -1.0, 1.0)), 100.0).unwrap();
+    assert!((hit.point.y - 11.5).abs() < 1e-4 && (hit.point.z - 10.5).abs() < 1e-4, "{hit:?}");
+}
+
+#[test]
+fn bad_rays_hit_nothing() {
+    let f = hills();
+    let c = &f.collider;
+    let down = Ray::new(Vec3::new(20.0, 60.0, 20.0), Vec3::NEG_Y);
+    assert!(c.raycast(&down, 100.0).is_some());
+    assert!(c.raycast(&down, f32::INFINITY).is_some(), "an infinite max_t is fine");
+    assert!(c.raycast(&down, f32::NAN).is_none());
+    assert!(c.raycast(&down, -1.0).is_none());
+    assert!(c.raycast(&down, 0.0).is_none());
+    assert!(c.raycast(&Ray::new(Vec3::new(20.0, 60.0, 20.0), Vec3::ZERO), 100.0).is_none());
+    assert!(c.raycast(&Ray::new(Vec3::new(f32::NAN, 60.0, 20.0), Vec3::NEG_Y), 100.0).is_none());
+    assert!(c.raycast(&Ray::new(Vec3::new(20.0, 60.0, 20.0), Vec3::new(0.0, f32::INFINITY, 0.0)), 100.0).is_none());
+    // Huge coordinates: a quick answer, no walk over a billion chunks (precision that far from
+    // the world is the caller's: t is computed from the ray's origin in f32).
+    assert!(c.raycast(&Ray::new(Vec3::splat(3e9), Vec3::ONE), f32::INFINITY).is_none());
+    let _ = c.raycast(&Ray::new(Vec3::splat(-3e9), Vec3::ONE), f32::INFINITY);
+    let _ = c.raycast(&Ray::new(Vec3::new(-f32::MAX, 20.0, 20.0), Vec3::X), f32::INFINITY);
+    // Up into the sky: nothing.
+    assert!(c.raycast(&Ray::new(Vec3::new(20.0, 60.0, 20.0), Vec3::Y), f32::INFINITY).is_none());
+}
+
+#[test]
+fn an_empty_world_hits_nothing() {
+    let world = VoxelBox::new(IVec3::ZERO, IVec3::splat(16));
+    let c = collider(VoxelStore::with_palette(voxel_store::generate::palette()), world);
+    assert!(c.raycast(&Ray::new(Vec3::splat(-1.0), Vec3::ONE), 100.0).is_none());
+    assert_eq!(c.cache_stats().misses, 0, "the broadphase answers without meshing");
+}
+
+#[test]
+fn hits_name_their_chunk_shape() {
+    let f = hills();
+    let hit = f.collider.raycast(&Ray::new(Vec3::new(30.3, 60.0, 17.9), Vec3::NEG_Y), 100.0).unwrap();
+    let shape = f.collider.chunk_shape(hit.chunk).unwrap();
+    assert_eq!(shape.key(), hit.chunk);
+    assert_eq!(shape.mesh().triangle_material(hit.triangle), hit.material);
+    let [a, b, c] = shape.mesh().triangle_positions(hit.triangle);
+    assert!(
+        voxel_kdtree::ray_triangle(&Ray::new(Vec3::new(30.3, 60.0, 17.9), Vec3::NEG_Y), [a, b, c], 100.0).is_some()
+    );
+}
