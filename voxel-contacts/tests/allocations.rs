@@ -1,0 +1,92 @@
+//! After warm-up, contact generation allocates nothing: the generator's scratch and the candidate
+//! set are reused across queries, for every shape.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{Rng, gather_all, surface_nets_chunks};
+use glam::{IVec3, Quat, Vec3};
+use voxel_contacts::{
+    Candidates, Capsule, ContactGenerator, ContactOptions, ConvexPolyhedron, Cuboid, Pose, Shape, Sphere,
+};
+use voxel_core::{Contact, VoxelBox};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn queries_allocate_nothing_after_warm_up() {
+    let region = VoxelBox::new(IVec3::ZERO, IVec3::new(24, 16, 24));
+    let meshes = surface_nets_chunks(region, 8, |p| p.y - 6.0 - 1.5 * (0.4 * p.x).sin() * (0.3 * p.z).cos());
+    let cube: Vec<Vec3> =
+        (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32) - 0.5).collect();
+    let faces = vec![
+        vec![1, 3, 7, 5],
+        vec![0, 4, 6, 2],
+        vec![2, 6, 7, 3],
+        vec![0, 1, 5, 4],
+        vec![4, 5, 7, 6],
+        vec![0, 2, 3, 1],
+    ];
+    let hull = ConvexPolyhedron::new(cube.iter().map(|&p| p * 0.6).collect(), &faces).unwrap();
+
+    let mut rng = Rng(3);
+    let queries: Vec<Vec3> =
+        (0..400).map(|_| Vec3::new(rng.range(3.0, 21.0), rng.range(4.5, 7.5), rng.range(3.0, 21.0))).collect();
+    let mut set = Candidates::new();
+    let mut generator = ContactGenerator::new();
+    let mut out: Vec<Contact> = Vec::with_capacity(4096);
+    let mut run = |set: &mut Candidates, generator: &mut ContactGenerator, out: &mut Vec<Contact>| {
+        let mut total = 0;
+        for (i, &p) in queries.iter().enumerate() {
+            let pose = Pose::new(Quat::from_rotation_y(i as f32), p);
+            let shapes = [
+                Shape::Sphere(Sphere { center: p, radius: 0.6 }),
+                Shape::Capsule(Capsule { a: p, b: p + Vec3::new(0.8, 0.2, 0.3), radius: 0.4 }),
+                Shape::Cuboid(Cuboid { half_extents: Vec3::new(0.5, 0.3, 0.4), pose }),
+                Shape::Convex { hull: &hull, pose },
+            ];
+            for shape in &shapes {
+                gather_all(&meshes, &shape.aabb().grow(0.05), set);
+                for max_points in [0, 4] {
+                    out.clear();
+                    let options = ContactOptions { contact_distance: 0.05, max_points, ..ContactOptions::default() };
+                    generator.generate(shape, set, &options, out).unwrap();
+                    total += out.len();
+                }
+            }
+        }
+        total
+    };
+    let warm = run(&mut set, &mut generator, &mut out);
+    assert!(warm > 1000, "the queries must touch the terrain ({warm} contacts)");
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let again = run(&mut set, &mut generator, &mut out);
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(warm, again);
+    assert_eq!(after - before, 0, "allocations after warm-up");
+}
