@@ -60,7 +60,7 @@ fn queries_allocate_nothing_after_warm_up() {
     let mut set = Candidates::new();
     let mut generator = ContactGenerator::new();
     let mut out: Vec<Contact> = Vec::with_capacity(4096);
-    let mut run = |set: &mut Candidates, generator: &mut ContactGenerator, out: &mut Vec<Contact>| {
+    let run = |set: &mut Candidates, generator: &mut ContactGenerator, out: &mut Vec<Contact>| {
         let mut total = 0;
         for (i, &p) in queries.iter().enumerate() {
             let pose = Pose::new(Quat::from_rotation_y(i as f32), p);
