@@ -21,11 +21,21 @@ use voxel_core::{Aabb, Contact, IndexedMesh, Ray, TriangleSource, VoxelBox};
 use voxel_kdtree::{KdTree, Scratch};
 use voxel_physics::{
     Brush, Cast, ColliderOptions, ContactOptions, ContactScratch, IslandOptions, IslandShape, PairKind, RayScratch,
-    Shape, TerrainCollider, TerrainHit,
+    Shape, TerrainCollider,
 };
 use voxel_store::generate::{self, Terrain, materials};
 
 type Error = Box<dyn std::error::Error>;
+
+const HELP: &str = "voxel-physics demo: every composed path of the terrain collider, timed, with pictures
+
+options:
+  --size X,Y,Z     world size in voxels (default 256,96,256)
+  --seed N         terrain seed (default 7)
+  --cache-mib N    narrowphase cache bound in MiB (default 8: small enough to see evictions)
+  --mesh FILE      the mesh for convex-hacd (default testdata/meshes/classic/bunny-lowpoly.obj)
+  --out DIR        where the pictures and report.md go (default target/demo)
+  --quick          fewer objects, rays and particles";
 
 struct Args {
     size: IVec3,
@@ -33,6 +43,7 @@ struct Args {
     out: PathBuf,
     quick: bool,
     mesh: PathBuf,
+    cache_mib: usize,
 }
 
 fn parse_args() -> Result<Args, Error> {
@@ -42,6 +53,7 @@ fn parse_args() -> Result<Args, Error> {
         out: PathBuf::from("target/demo"),
         quick: false,
         mesh: voxel_testdata::testdata_file("meshes/classic/bunny-lowpoly.obj"),
+        cache_mib: 8,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -59,7 +71,17 @@ fn parse_args() -> Result<Args, Error> {
             "--seed" => args.seed = value()?.parse()?,
             "--out" => args.out = PathBuf::from(value()?),
             "--mesh" => args.mesh = PathBuf::from(value()?),
+            "--cache-mib" => {
+                args.cache_mib = value()?.parse()?;
+                if args.cache_mib == 0 {
+                    return Err("--cache-mib must be at least 1".into());
+                }
+            }
             "--quick" => args.quick = true,
+            "-h" | "--help" => {
+                println!("{HELP}");
+                std::process::exit(0);
+            }
             _ => return Err(format!("unknown argument {a}").into()),
         }
     }
@@ -248,7 +270,7 @@ fn write_png(path: &Path, width: u32, height: u32, rgb: &[u8]) -> Result<(), Err
 }
 
 /// The sun, and how a lit surface of colour `base` with normal `n` looks.
-const SUN: Vec3 = Vec3::new(-0.45, 0.8, -0.4);
+const SUN: Vec3 = Vec3::new(0.6, 0.55, -0.25);
 
 fn shade(base: Vec3, n: Vec3, lit: bool) -> Vec3 {
     let sun = SUN.normalize();
@@ -257,54 +279,88 @@ fn shade(base: Vec3, n: Vec3, lit: bool) -> Vec3 {
     base * (0.25 + 0.25 * sky_light + 0.7 * diffuse)
 }
 
+fn size_y(size: IVec3) -> f32 {
+    size.y as f32
+}
+
 fn material_colour(collider: &TerrainCollider, material: u8) -> Vec3 {
     let c = collider.store().palette().get(material).map_or([255, 0, 255, 255], |m| m.color);
     Vec3::new(f32::from(c[0]), f32::from(c[1]), f32::from(c[2])) / 255.0
 }
 
-/// Renders the smooth surface with the collider's own ray casts: one primary ray per pixel and,
-/// where `shadows`, one shadow ray towards the sun. Water below `water_level` tints the hit.
-#[allow(clippy::too_many_arguments)]
-fn render_smooth(
-    collider: &TerrainCollider,
-    camera: &Camera,
+/// A free body drawn into a render: a mesh, its kD tree, where it is drawn (added to its
+/// coordinates) and its colour.
+struct Body<'a> {
+    mesh: &'a IndexedMesh,
+    tree: &'a KdTree,
+    offset: Vec3,
+    colour: Vec3,
+}
+
+/// What a smooth render needs besides the collider.
+struct View<'a> {
+    camera: &'a Camera,
     width: u32,
     height: u32,
-    water_level: Option<f32>,
     shadows: bool,
-    bar: &ProgressBar,
-    rays: &AtomicUsize,
-) -> Vec<u8> {
+    body: Option<Body<'a>>,
+}
+
+/// True when the voxel just outside the surface at `point` is water.
+fn under_water(collider: &TerrainCollider, point: Vec3, normal: Vec3) -> bool {
+    let p = (point + normal * 0.7).round().as_ivec3();
+    collider.store().get(p).material == materials::WATER
+}
+
+/// Renders the smooth surface with the collider's own ray casts: one primary ray per pixel and,
+/// with shadows, one shadow ray towards the sun per hit. Counts the rays in `rays`.
+fn render_smooth(collider: &TerrainCollider, view: &View<'_>, bar: &ProgressBar, rays: &AtomicUsize) -> Vec<u8> {
     let sun = SUN.normalize();
+    let (width, height) = (view.width, view.height);
     let mut image = vec![0u8; (width * height * 3) as usize];
-    image.par_chunks_mut((width * 3) as usize).enumerate().for_each_init(RayScratch::new, |scratch, (y, row)| {
-        let mut cast = 0;
-        for x in 0..width {
-            let ray = camera.ray(x, y as u32, width, height);
-            cast += 1;
-            let colour = match collider.raycast_with(&ray, 2000.0, scratch) {
-                None => sky(ray.dir),
-                Some(TerrainHit { point, normal, material, .. }) => {
-                    let lit = !shadows || {
-                        cast += 1;
-                        let from = point + normal * 0.05;
-                        collider.raycast_with(&Ray::new(from, sun), 2000.0, scratch).is_none()
-                    };
-                    let mut c = shade(material_colour(collider, material), normal, lit);
-                    if let Some(level) = water_level.filter(|l| point.y < *l) {
-                        let depth = ((level - point.y) / 6.0).clamp(0.0, 1.0);
-                        c = c.lerp(Vec3::new(0.1, 0.3, 0.6), 0.35 + 0.5 * depth);
+    image.par_chunks_mut((width * 3) as usize).enumerate().for_each_init(
+        || (RayScratch::new(), Scratch::new()),
+        |(scratch, body_scratch), (y, row)| {
+            let mut cast = 0;
+            for x in 0..width {
+                let ray = view.camera.ray(x, y as u32, width, height);
+                cast += 1;
+                let terrain = collider.raycast_with(&ray, 2000.0, scratch);
+                // The free body, if one is drawn and it comes first.
+                let body = view.body.as_ref().and_then(|b| {
+                    let local = Ray::new(ray.origin - b.offset, ray.dir);
+                    let hit = b.tree.cast_ray(b.mesh, &local, terrain.map_or(2000.0, |h| h.t), body_scratch)?;
+                    let [p0, p1, p2] = b.mesh.triangle_positions(hit.triangle);
+                    Some((hit.t, (p1 - p0).cross(p2 - p0).normalize_or_zero(), b.colour))
+                });
+                let (point, normal, base) = match (terrain, body) {
+                    (_, Some((t, n, c))) => (ray.at(t), n, c),
+                    (Some(h), None) => {
+                        let mut c = material_colour(collider, h.material);
+                        if under_water(collider, h.point, h.normal) {
+                            c = c.lerp(Vec3::new(0.12, 0.32, 0.62), 0.6);
+                        }
+                        (h.point, h.normal, c)
                     }
-                    // A little distance haze.
-                    let fog = ((point - camera.eye).length() / 900.0).clamp(0.0, 0.6);
-                    to_rgb(c.lerp(Vec3::new(0.8, 0.86, 0.93), fog))
-                }
-            };
-            row[(x * 3) as usize..(x * 3 + 3) as usize].copy_from_slice(&colour);
-        }
-        rays.fetch_add(cast, Ordering::Relaxed);
-        bar.inc(1);
-    });
+                    (None, None) => {
+                        row[(x * 3) as usize..(x * 3 + 3) as usize].copy_from_slice(&sky(ray.dir));
+                        continue;
+                    }
+                };
+                let lit = !view.shadows || {
+                    cast += 1;
+                    collider.raycast_with(&Ray::new(point + normal * 0.05, sun), 2000.0, scratch).is_none()
+                };
+                let c = shade(base, normal, lit);
+                // A little distance haze.
+                let fog = ((point - view.camera.eye).length() / 900.0).clamp(0.0, 0.6);
+                let colour = to_rgb(c.lerp(Vec3::new(0.8, 0.86, 0.93), fog));
+                row[(x * 3) as usize..(x * 3 + 3) as usize].copy_from_slice(&colour);
+            }
+            rays.fetch_add(cast, Ordering::Relaxed);
+            bar.inc(1);
+        },
+    );
     image
 }
 
@@ -408,8 +464,9 @@ fn main() -> Result<(), Error> {
     let (object_count, image_side, particles) = if args.quick { (2_000, 384, 20_000) } else { (10_000, 1024, 100_000) };
 
     // ---- 1. generation ---------------------------------------------------------------------------
-    let params = Terrain::new(args.size, args.seed);
-    let water_level = params.water_level;
+    // Hillier than the generator's default, so the pictures have relief.
+    let params =
+        Terrain { amplitude: 0.32 * size_y(args.size), frequency: 1.0 / 110.0, ..Terrain::new(args.size, args.seed) };
     let bar = progress("generate terrain", 1);
     let t = Instant::now();
     let mut store = generate::terrain(&params)?;
@@ -434,7 +491,7 @@ fn main() -> Result<(), Error> {
     // ---- 2. broadphase + occupancy ---------------------------------------------------------------
     let bar = progress("broadphase + occupancy build", 1);
     let t = Instant::now();
-    let options = ColliderOptions { cache_bytes: 48 << 20 };
+    let options = ColliderOptions { cache_bytes: args.cache_mib << 20 };
     let mut collider = TerrainCollider::new(store, world, options)?;
     let time = t.elapsed();
     bar.finish_and_clear();
@@ -457,7 +514,7 @@ fn main() -> Result<(), Error> {
     });
 
     // ---- 3. edit: the flat pad ---------------------------------------------------------------------
-    let bar = progress("edit: flat pad", 2);
+    let bar = progress("edit: flat pad", 3);
     let t = Instant::now();
     let clear = collider.subtract(&Brush::Box {
         center: pad_center + Vec3::Y * (pad_y + 20.0),
@@ -468,14 +525,24 @@ fn main() -> Result<(), Error> {
         &Brush::Box { center: pad_center + Vec3::Y * (pad_y - 8.0), half_extents: Vec3::new(pad_half, 8.0, pad_half) },
         materials::ROCK,
     )?;
+    let paint = collider.paint(
+        &Brush::Box {
+            center: pad_center + Vec3::Y * (pad_y - 1.0),
+            half_extents: Vec3::new(pad_half + 1.0, 3.0, pad_half + 1.0),
+        },
+        materials::ROCK,
+    )?;
     bar.finish_and_clear();
     table.push(Row {
-        stage: "edit: flat pad (2 brushes)".into(),
+        stage: "edit: flat pad (3 brushes)".into(),
         time: t.elapsed(),
-        items: clear.report.changed_voxels + slab.report.changed_voxels,
+        items: clear.report.changed_voxels + slab.report.changed_voxels + paint.report.changed_voxels,
         unit: "voxels",
         memory: collider.store().memory().bytes,
-        note: format!("{} broadphase chunks rebuilt", clear.rebuilt_chunks + slab.rebuilt_chunks),
+        note: format!(
+            "{} broadphase chunks rebuilt",
+            clear.rebuilt_chunks + slab.rebuilt_chunks + paint.rebuilt_chunks
+        ),
     });
 
     // ---- 4. objects and pairs --------------------------------------------------------------------
@@ -549,9 +616,11 @@ fn main() -> Result<(), Error> {
     let mut seam_shapes = Vec::new();
     let mut s = -pad_half + 4.0;
     while s < pad_half - 4.0 {
-        let x = ((pad_center.x + s) / 8.0).round() * 8.0;
+        // Chunk meshes meet half a voxel below each multiple of 8 (through the vertices of the
+        // cubes there): the shapes sit on those seams, and at offsets around them.
+        let x = ((pad_center.x + s) / 8.0).round() * 8.0 - 0.5;
         for dz in [-9.5f32, -3.0, 0.0, 4.25, 10.0] {
-            let z = ((pad_center.z + dz) / 8.0).round() * 8.0 + dz.fract();
+            let z = ((pad_center.z + dz) / 8.0).round() * 8.0 - 0.5 + dz.fract();
             seam_shapes.push(Shape::Sphere(Sphere { center: Vec3::new(x, pad_y + 0.45, z), radius: 0.5 }));
             seam_shapes.push(Shape::Cuboid(Cuboid {
                 half_extents: Vec3::new(1.0, 0.5, 0.7),
@@ -599,7 +668,8 @@ fn main() -> Result<(), Error> {
     let bar = progress("ray casts (smooth render)", u64::from(h));
     let rays = AtomicUsize::new(0);
     let t = Instant::now();
-    let image = render_smooth(&collider, &camera, w, h, water_level, false, &bar, &rays);
+    let view = View { camera: &camera, width: w, height: h, shadows: true, body: None };
+    let image = render_smooth(&collider, &view, &bar, &rays);
     let time = t.elapsed();
     bar.finish_and_clear();
     write_png(&args.out.join("terrain_smooth.png"), w, h, &image)?;
@@ -664,52 +734,48 @@ fn main() -> Result<(), Error> {
     });
 
     // ---- 8. edit: a tunnel, and an island ------------------------------------------------------------
-    // A hill to dig through: the highest of a few columns.
-    let (mut hill, mut top) = (Vec3::ZERO, f32::NEG_INFINITY);
-    for _ in 0..64 {
-        let (x, z) = (rng.range(0.25 * size.x, 0.75 * size.x), rng.range(0.2 * size.z, 0.5 * size.z));
-        if let Some(g) = ground(&collider, x, z)
-            && g > top
-        {
-            (hill, top) = (Vec3::new(x, g, z), g);
-        }
-    }
-    let tunnel_y = top - 9.0;
-    let tunnel = Brush::Capsule {
-        a: Vec3::new(hill.x - 40.0, tunnel_y, hill.z),
-        b: Vec3::new(hill.x + 40.0, tunnel_y, hill.z),
-        radius: 4.5,
-    };
-    // A rock on a stalk beside the tunnel's mouth; the tunnel's second bore cuts the stalk.
-    let rock = Vec3::new(hill.x, top + 14.0, hill.z + 14.0);
-    let bar = progress("edit: tunnel + island", 4);
+    // A rock wall on the ground with a tunnel bored through it, and a boulder on a stalk standing
+    // on the wall; a second, narrower bore cuts the stalk and the boulder is an island.
+    let site = Vec3::new(0.62 * size.x, 0.0, 0.3 * size.z).round();
+    let g = ground(&collider, site.x, site.z).unwrap_or(0.5 * size.y).round();
+    let stalk_at = Vec3::new(site.x + 12.0, g + 18.0, site.z);
+    let bar = progress("edit: tunnel + island", 6);
     let t = Instant::now();
-    let stalk = collider.add(&Brush::Capsule { a: rock - Vec3::Y * 18.0, b: rock, radius: 1.8 }, materials::ROCK)?;
-    let cap = collider.add(&Brush::Sphere { center: rock, radius: 6.0 }, materials::ROCK)?;
-    bar.inc(1);
-    let dig = collider.subtract(&tunnel)?;
-    bar.inc(1);
-    let cut = collider.subtract(&Brush::Capsule {
-        a: Vec3::new(hill.x - 12.0, rock.y - 8.0, rock.z),
-        b: Vec3::new(hill.x + 12.0, rock.y - 8.0, rock.z),
-        radius: 1.5,
-    })?;
-    bar.inc(1);
+    let mut changed = 0;
+    let mut edit = |outcome: voxel_physics::EditOutcome| {
+        changed += outcome.report.changed_voxels;
+        bar.inc(1);
+        outcome
+    };
+    edit(collider.add(
+        &Brush::Box { center: Vec3::new(site.x, g + 8.0, site.z), half_extents: Vec3::new(24.0, 11.0, 5.0) },
+        materials::ROCK,
+    )?);
+    edit(collider.add(&Brush::Capsule { a: stalk_at, b: stalk_at + Vec3::Y * 12.0, radius: 1.8 }, materials::ROCK)?);
+    edit(collider.add(&Brush::Sphere { center: stalk_at + Vec3::Y * 15.0, radius: 6.0 }, materials::DIRT)?);
+    let tunnel_y = g + 4.0;
+    edit(collider.subtract(&Brush::Capsule {
+        a: Vec3::new(site.x - 2.0, tunnel_y, site.z - 14.0),
+        b: Vec3::new(site.x - 2.0, tunnel_y, site.z + 14.0),
+        radius: 5.0,
+    })?);
+    let cut = edit(collider.subtract(&Brush::Capsule {
+        a: stalk_at + Vec3::new(0.0, 6.0, -8.0),
+        b: stalk_at + Vec3::new(0.0, 6.0, 8.0),
+        radius: 2.5,
+    })?);
     let island_options = IslandOptions { shape: IslandShape::Hull, ..IslandOptions::default() };
     let (islands, removal) = collider.detach_islands(cut.report.dirty, &island_options)?;
+    changed += removal.report.changed_voxels;
     let time = t.elapsed();
     bar.finish_and_clear();
     collider.compact();
-    // The tunnel is open: a ray along its axis from outside the hill gets through.
-    let through = collider.raycast(&Ray::new(Vec3::new(hill.x - 30.0, tunnel_y, hill.z), Vec3::X), 60.0);
-    let changed = stalk.report.changed_voxels
-        + cap.report.changed_voxels
-        + dig.report.changed_voxels
-        + cut.report.changed_voxels
-        + removal.report.changed_voxels;
+    // The tunnel is open: a ray along its axis crosses the wall without a hit.
+    let probe = Ray::new(Vec3::new(site.x - 2.0, tunnel_y, site.z - 7.0), Vec3::Z);
+    let tunnel_open = collider.raycast(&probe, 14.0).is_none();
     let island_note = islands.first().map_or("no island".to_owned(), |i| {
         format!(
-            "island: {} voxels, {} triangles, hull of {} vertices",
+            "island of {} voxels, {} triangles, hull of {} vertices",
             i.voxels.len(),
             i.mesh.triangle_count(),
             i.hull.as_ref().map_or(0, |h| h.vertices.len())
@@ -722,27 +788,33 @@ fn main() -> Result<(), Error> {
         unit: "voxels",
         memory: islands.iter().map(|i| i.mesh.positions().len() * 12 + i.mesh.triangle_count() * 13).sum(),
         note: format!(
-            "{} islands ({island_note}); tunnel {}; {} cached chunks invalidated so far",
+            "6 edits; {} detached ({island_note}); tunnel {}; {} cached chunks invalidated so far",
             islands.len(),
-            match through {
-                Some(h) if h.t < 25.0 => format!("blocked at t = {:.1}", h.t),
-                _ => "open".into(),
-            },
+            if tunnel_open { "open" } else { "blocked" },
             collider.cache_stats().invalidations
         ),
     });
 
-    // A close look at the edit, rendered with shadows.
+    // A close look at the edit, with shadows; the detached boulder drawn as a free body, fallen a
+    // little and tinted.
     let close = Camera::look_at(
-        Vec3::new(hill.x - 45.0, top + 22.0, hill.z - 40.0),
-        Vec3::new(hill.x, tunnel_y + 4.0, hill.z + 4.0),
-        60.0,
+        Vec3::new(site.x - 32.0, g + 30.0, site.z - 50.0),
+        Vec3::new(site.x + 2.0, g + 12.0, site.z),
+        55.0,
     );
     let side = image_side / 2;
     let bar = progress("close-up render", u64::from(side));
     let rays = AtomicUsize::new(0);
+    let island_tree = islands.first().map(|i| KdTree::build(&i.mesh)).transpose()?;
+    let body = islands.first().zip(island_tree.as_ref()).map(|(i, tree)| Body {
+        mesh: &i.mesh,
+        tree,
+        offset: Vec3::new(0.0, -5.0, -2.0),
+        colour: Vec3::new(0.85, 0.45, 0.2),
+    });
     let t = Instant::now();
-    let image = render_smooth(&collider, &close, side, side, water_level, true, &bar, &rays);
+    let view = View { camera: &close, width: side, height: side, shadows: true, body };
+    let image = render_smooth(&collider, &view, &bar, &rays);
     let time = t.elapsed();
     bar.finish_and_clear();
     write_png(&args.out.join("tunnel_closeup.png"), side, side, &image)?;
@@ -752,7 +824,7 @@ fn main() -> Result<(), Error> {
         items: rays.load(Ordering::Relaxed) as u64,
         unit: "rays",
         memory: collider.cache_stats().bytes,
-        note: "after the edit: tunnel, and the hole where the island was".into(),
+        note: "after the edits: the tunnel, and the detached boulder as a free body".into(),
     });
 
     // ---- 9. convex-hacd on a real mesh ----------------------------------------------------------------
@@ -801,6 +873,8 @@ fn main() -> Result<(), Error> {
         human_bytes(cache.peak_bytes),
         human_bytes(cache.limit)
     );
+    let rss = peak_rss().map_or_else(|| "not known here".to_owned(), human_bytes);
+    let _ = writeln!(report, "Peak resident memory of the whole run: {rss}.");
     std::fs::write(args.out.join("report.md"), &report)?;
     println!(
         "\nnarrowphase cache: {} chunks, {} now, peak {} (bound {}); off-surface seam normals: {off_surface}",
@@ -809,12 +883,21 @@ fn main() -> Result<(), Error> {
         human_bytes(cache.peak_bytes),
         human_bytes(cache.limit)
     );
+    println!("peak resident memory of the run: {rss}");
     println!(
         "total {}; wrote terrain_smooth.png, terrain_blocky.png, tunnel_closeup.png, decomposition.png, report.md to {}",
         human_time(total),
         args.out.display()
     );
     Ok(())
+}
+
+/// The process's peak resident set (Linux's `VmHWM`), when the system says.
+fn peak_rss() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Renders the hulls of a decomposition, each in its own colour, by ray casts against a kD tree

@@ -2,10 +2,10 @@
 //!
 //! - `bench [--quick] [FILTER]`: the criterion benches of `voxel-bench`, then
 //!   `target/bench-report.md` (median, throughput, ours/peer ratios, and the printed figures).
-//! - `demo [--size X,Y,Z] [--seed N] [--quick]`: builds the `voxel-physics` demo in release and
-//!   runs every composed path over a generated world, printing a table per stage and writing the
-//!   pictures to `target/demo/`. The demo is an example of `voxel-physics`, so this crate stays
-//!   std-only.
+//! - `demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--mesh FILE] [--out DIR] [--quick]`: builds
+//!   the `voxel-physics` demo in release and runs every composed path over a generated world,
+//!   printing a table per stage and writing the pictures to `target/demo/`. The demo is an
+//!   example of `voxel-physics`, so this crate stays std-only.
 //! - `ci`: exactly what CI runs (`.ci/run`).
 //! - `test-data [--data DIR]`: the whole test suite over the full shared data set (default
 //!   `../shared/data` beside the repository); fails loudly when the folder is missing.
@@ -20,8 +20,9 @@ use std::time::SystemTime;
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  demo [--size X,Y,Z] [--seed N] [--quick]
-                             the terrain physics demo: every stage timed, pictures in target/demo/
+  demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--mesh FILE] [--out DIR] [--quick]
+                             the main job: the terrain physics demo, every stage timed,
+                             pictures in target/demo/ (--help for the flags)
   bench [--quick] [FILTER]   run the criterion benches of voxel-bench and write target/bench-report.md
   ci                         run exactly what CI runs (.ci/run)
   test-data [--data DIR]     run the tests over the whole shared data set (default ../shared/data)";
@@ -88,21 +89,23 @@ fn test_data(args: &[String]) -> Result<(), String> {
 /// build.
 fn demo(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
+    let mut out_given = false;
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--size" | "--seed" => {
+            "--size" | "--seed" | "--cache-mib" | "--mesh" | "--out" => {
+                out_given |= arg == "--out";
                 it.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))?;
             }
-            "--quick" => {}
+            "--quick" | "-h" | "--help" => {}
             a => return Err(format!("unknown demo argument {a}\n{USAGE}")),
         }
     }
-    let out = target_dir().join("demo");
-    run(cargo()
-        .args(["run", "--release", "--quiet", "-p", "voxel-physics", "--example", "demo", "--"])
-        .args(args)
-        .arg("--out")
-        .arg(&out))
+    let mut cmd = cargo();
+    cmd.args(["run", "--release", "--quiet", "-p", "voxel-physics", "--example", "demo", "--"]).args(args);
+    if !out_given {
+        cmd.arg("--out").arg(target_dir().join("demo"));
+    }
+    run(&mut cmd)
 }
 
 fn bench(args: &[String]) -> Result<(), String> {
