@@ -35,6 +35,7 @@ options:
   --cache-mib N    narrowphase cache bound in MiB (default 8: small enough to see evictions)
   --mesh FILE      the mesh for convex-hacd (default testdata/meshes/classic/bunny-lowpoly.obj)
   --out DIR        where the pictures and report.md go (default target/demo)
+  --image N        side of the big pictures in pixels (default 1024: about a million rays)
   --quick          fewer objects, rays and particles";
 
 struct Args {
@@ -44,6 +45,7 @@ struct Args {
     quick: bool,
     mesh: PathBuf,
     cache_mib: usize,
+    image: Option<u32>,
 }
 
 fn parse_args() -> Result<Args, Error> {
@@ -54,6 +56,7 @@ fn parse_args() -> Result<Args, Error> {
         quick: false,
         mesh: voxel_testdata::testdata_file("meshes/classic/bunny-lowpoly.obj"),
         cache_mib: 8,
+        image: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -71,6 +74,13 @@ fn parse_args() -> Result<Args, Error> {
             "--seed" => args.seed = value()?.parse()?,
             "--out" => args.out = PathBuf::from(value()?),
             "--mesh" => args.mesh = PathBuf::from(value()?),
+            "--image" => {
+                let side: u32 = value()?.parse()?;
+                if !(64..=4096).contains(&side) {
+                    return Err("--image must be from 64 to 4096 pixels".into());
+                }
+                args.image = Some(side);
+            }
             "--cache-mib" => {
                 args.cache_mib = value()?.parse()?;
                 if args.cache_mib == 0 {
@@ -462,6 +472,7 @@ fn main() -> Result<(), Error> {
     let mut rng = Rng(args.seed ^ 0xD3E0_0000_0000_0001);
     let world = VoxelBox::new(IVec3::ZERO, args.size);
     let (object_count, image_side, particles) = if args.quick { (2_000, 384, 20_000) } else { (10_000, 1024, 100_000) };
+    let image_side = args.image.unwrap_or(image_side);
 
     // ---- 1. generation ---------------------------------------------------------------------------
     // Hillier than the generator's default, so the pictures have relief.
@@ -866,10 +877,12 @@ fn main() -> Result<(), Error> {
     report.push_str(&table.markdown());
     let _ = writeln!(
         report,
-        "\nNarrowphase cache at the end: {} chunks, {} ({} triangles), peak {} of the {} bound.",
+        "\nNarrowphase cache at the end: {} chunks, {} ({} triangles, {:.1} B per triangle with the trees and \
+         the table), peak {} of the {} bound.",
         cache.entries,
         human_bytes(cache.bytes),
         human_count(cache.triangles as f64),
+        cache.bytes as f64 / cache.triangles.max(1) as f64,
         human_bytes(cache.peak_bytes),
         human_bytes(cache.limit)
     );
@@ -877,9 +890,11 @@ fn main() -> Result<(), Error> {
     let _ = writeln!(report, "Peak resident memory of the whole run: {rss}.");
     std::fs::write(args.out.join("report.md"), &report)?;
     println!(
-        "\nnarrowphase cache: {} chunks, {} now, peak {} (bound {}); off-surface seam normals: {off_surface}",
+        "\nnarrowphase cache: {} chunks, {} now ({:.1} B per triangle), peak {} (bound {}); off-surface seam normals: \
+         {off_surface}",
         cache.entries,
         human_bytes(cache.bytes),
+        cache.bytes as f64 / cache.triangles.max(1) as f64,
         human_bytes(cache.peak_bytes),
         human_bytes(cache.limit)
     );

@@ -2,7 +2,7 @@
 //!
 //! - `bench [--quick] [FILTER]`: the criterion benches of `voxel-bench`, then
 //!   `target/bench-report.md` (median, throughput, ours/peer ratios, and the printed figures).
-//! - `demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--mesh FILE] [--out DIR] [--quick]`: builds
+//! - `demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--image N] [--mesh FILE] [--out DIR] [--quick]`: builds
 //!   the `voxel-physics` demo in release and runs every composed path over a generated world,
 //!   printing a table per stage and writing the pictures to `target/demo/`. The demo is an
 //!   example of `voxel-physics`, so this crate stays std-only.
@@ -20,7 +20,7 @@ use std::time::SystemTime;
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--mesh FILE] [--out DIR] [--quick]
+  demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--image N] [--mesh FILE] [--out DIR] [--quick]
                              the main job: the terrain physics demo, every stage timed,
                              pictures in target/demo/ (--help for the flags)
   bench [--quick] [FILTER]   run the criterion benches of voxel-bench and write target/bench-report.md
@@ -92,7 +92,7 @@ fn demo(args: &[String]) -> Result<(), String> {
     let mut out_given = false;
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--size" | "--seed" | "--cache-mib" | "--mesh" | "--out" => {
+            "--size" | "--seed" | "--cache-mib" | "--mesh" | "--out" | "--image" => {
                 out_given |= arg == "--out";
                 it.next().ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))?;
             }
