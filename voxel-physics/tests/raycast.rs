@@ -151,3 +151,30 @@ fn hits_name_their_chunk_shape() {
         voxel_kdtree::ray_triangle(&Ray::new(Vec3::new(30.3, 60.0, 17.9), Vec3::NEG_Y), [a, b, c], 100.0).is_some()
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+    /// Any ray, including ones snapped to chunk planes and voxel corners, equals brute force.
+    #[test]
+    fn any_ray_equals_brute_force(
+        origin in proptest::array::uniform3(-10.0f32..58.0),
+        dir in proptest::array::uniform3(-1.0f32..1.0),
+        snap in 0u8..4,
+        max_t in 0.0f32..120.0,
+    ) {
+        let mut origin = Vec3::from_array(origin);
+        let mut dir = Vec3::from_array(dir);
+        match snap {
+            // On a chunk plane, running in it.
+            0 => { origin.z = (origin.z / 8.0).round() * 8.0; dir.z = 0.0; }
+            // On voxel corners.
+            1 => origin = origin.round(),
+            // Axis-aligned.
+            2 => dir = Vec3::new(0.0, dir.y.signum(), 0.0),
+            _ => {}
+        }
+        let f = hills();
+        check(f, &Ray::new(origin, dir), max_t, &mut RayScratch::new());
+    }
+}
