@@ -182,7 +182,10 @@ impl TerrainCollider {
     /// Runs `edit` on the store and refreshes everything its report's dirty box touches: the
     /// broadphase chunks (and the pairs of tracked objects), the occupancy bits, the cached chunk
     /// shapes. The closure must return the report of every change it made (merge several with
-    /// [`EditReport::merge`]).
+    /// [`EditReport::merge`]). Changes outside the world box grow it (up to
+    /// [`MAX_WORLD_COORDINATE`]); the brush edits refuse to reach farther than the ray marcher's
+    /// occupancy can cover ([`voxel_raymarch::MAX_CHUNKS`]), a closure cannot be checked first, so
+    /// past that, ray marching keeps seeing the old box.
     ///
     /// # Errors
     ///
@@ -201,19 +204,19 @@ impl TerrainCollider {
     /// [`TerrainCollider::edit`]. Brushes reaching past [`MAX_WORLD_COORDINATE`] are refused
     /// before anything changes.
     pub fn add(&mut self, brush: &Brush, material: u8) -> Result<EditOutcome, PhysicsError> {
-        check_brush(brush)?;
+        self.check_brush(brush)?;
         self.edit(|s| s.add(brush, material))
     }
 
     /// CSG difference ([`VoxelStore::subtract`]), then the refresh.
     pub fn subtract(&mut self, brush: &Brush) -> Result<EditOutcome, PhysicsError> {
-        check_brush(brush)?;
+        self.check_brush(brush)?;
         self.edit(|s| s.subtract(brush))
     }
 
     /// Paints `material` inside `brush` ([`VoxelStore::paint`]), then the refresh.
     pub fn paint(&mut self, brush: &Brush, material: u8) -> Result<EditOutcome, PhysicsError> {
-        check_brush(brush)?;
+        self.check_brush(brush)?;
         self.edit(|s| s.paint(brush, material))
     }
 
@@ -221,6 +224,7 @@ impl TerrainCollider {
     pub fn fill_box(&mut self, region: VoxelBox, voxel: voxel_core::Voxel) -> Result<EditOutcome, PhysicsError> {
         if !region.is_empty() {
             check_world(region)?;
+            self.check_growth(region)?;
         }
         self.edit(|s| s.fill_box(region, voxel))
     }
@@ -244,12 +248,17 @@ impl TerrainCollider {
         let grown = self.world.union(&changed.intersection(&limit));
         let dirty = report.dirty.intersection(&limit.grow(DIRTY_PADDING));
         outcome.rebuilt_chunks = self.broadphase.rebuild(&self.store, dirty, &mut outcome.pair_events)?;
-        if grown == self.world || self.occupancy.world().contains_box(&grown) {
+        if self.occupancy.world().contains_box(&grown) {
             self.occupancy.refresh(&self.store, dirty)?;
         } else {
-            // Rare: an edit added solid outside the world. The blocky view is rebuilt over the
-            // larger box (the occupancy's box is fixed at build time).
-            self.occupancy = Occupancy::build(&self.store, grown)?;
+            // Rare: an edit changed voxels outside the world. The blocky view is rebuilt over the
+            // larger box (the occupancy's box is fixed at build time); the brush edits checked
+            // that it can be. A closure edit reaching farther than the occupancy can cover keeps
+            // the old box for ray marching (documented on `edit`).
+            match Occupancy::build(&self.store, grown) {
+                Ok(occupancy) => self.occupancy = occupancy,
+                Err(_) => self.occupancy.refresh(&self.store, dirty)?,
+            }
         }
         self.world = grown;
         // A chunk's mesh reads one voxel around it, so it depends on the changed voxels grown by
@@ -316,16 +325,34 @@ fn check_world(world: VoxelBox) -> Result<(), PhysicsError> {
     Ok(())
 }
 
-/// Refuses brushes whose box is not finite or reaches past [`MAX_WORLD_COORDINATE`].
-fn check_brush(brush: &Brush) -> Result<(), PhysicsError> {
-    let b = brush.aabb();
-    if !(b.min.is_finite() && b.max.is_finite()) {
-        return Err(PhysicsError::InvalidParameter("brush parameters must be finite"));
+impl TerrainCollider {
+    /// Refuses brushes whose box is not finite, reaches past [`MAX_WORLD_COORDINATE`], or would
+    /// grow the world past what the ray marcher's occupancy can cover.
+    fn check_brush(&self, brush: &Brush) -> Result<(), PhysicsError> {
+        let b = brush.aabb();
+        if !(b.min.is_finite() && b.max.is_finite()) {
+            return Err(PhysicsError::InvalidParameter("brush parameters must be finite"));
+        }
+        // Inverted boxes (negative radii) are the store's to refuse, with its own error.
+        let m = Vec3::splat(MAX_WORLD_COORDINATE as f32 - 4.0);
+        if b.min.cmplt(-m).any() || b.max.cmpgt(m).any() {
+            return Err(PhysicsError::InvalidParameter("brush reaches past MAX_WORLD_COORDINATE"));
+        }
+        if b.is_empty() {
+            return Ok(());
+        }
+        self.check_growth(VoxelBox::new(b.min.floor().as_ivec3() - IVec3::ONE, b.max.ceil().as_ivec3() + IVec3::ONE))
     }
-    // Inverted boxes (negative radii) are the store's to refuse, with its own error.
-    let m = Vec3::splat(MAX_WORLD_COORDINATE as f32 - 4.0);
-    if b.min.cmplt(-m).any() || b.max.cmpgt(m).any() {
-        return Err(PhysicsError::InvalidParameter("brush reaches past MAX_WORLD_COORDINATE"));
+
+    /// Refuses edits in `region` when the world grown to hold it would need more occupancy chunks
+    /// than the ray marcher allows.
+    fn check_growth(&self, region: VoxelBox) -> Result<(), PhysicsError> {
+        let grown = self.world.union(&region);
+        let edge = i64::from(voxel_raymarch::CHUNK_EDGE);
+        let [x, y, z] = grown.size_i64().map(|n| (n + edge - 1) / edge);
+        if x.saturating_mul(y).saturating_mul(z) as u64 > voxel_raymarch::MAX_CHUNKS {
+            return Err(PhysicsError::InvalidParameter("edit reaches too far from the world for the ray marcher"));
+        }
+        Ok(())
     }
-    Ok(())
 }
