@@ -813,7 +813,7 @@ fn main() -> Result<(), Error> {
         Vec3::new(site.x + 2.0, g + 12.0, site.z),
         55.0,
     );
-    let side = image_side / 2;
+    let side = image_side / 8 * 5;
     let bar = progress("close-up render", u64::from(side));
     let rays = AtomicUsize::new(0);
     let island_tree = islands.first().map(|i| KdTree::build(&i.mesh)).transpose()?;

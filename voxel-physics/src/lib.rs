@@ -72,8 +72,8 @@
 //!
 //! `cargo xtask demo` runs every composed path over a generated 256 x 96 x 256 world and prints
 //! each stage's time, rate and memory; the crate README quotes a run. From one on this project's
-//! 2-core machine (shared with another build): the whole demo in 4.4 s; 0.7 M smooth-surface ray
-//! casts per second while the cache fills and evicts; contacts for 9868 shapes in 105 ms; the
+//! 2-core machine (shared with another build): the whole demo in 5.2 s; 0.6 M smooth-surface ray
+//! casts per second while the cache fills and evicts; contacts for 9868 shapes in 112 ms; the
 //! cache at 30 B per triangle (mesh, kD tree and table), its peak at the configured 8 MiB bound;
 //! 0 off-surface contact normals across the seams of a flat pad.
 
