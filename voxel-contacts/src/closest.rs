@@ -99,17 +99,20 @@ pub(crate) fn triangle_normal(t: &[Vec3; 3]) -> Option<Vec3> {
 
 /// The paper's case: sphere against one triangle.
 pub(crate) fn sphere(center: Vec3, radius: f32, margin: f32, t: &[Vec3; 3], out: &mut Vec<RawPoint>) -> Outcome {
-    let Some(n) = triangle_normal(t) else { return Outcome::Degenerate };
+    // Unnormalized until a contact is certain: culling needs only the sign, reach only squares.
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
     // Back-face culling: the centre in the negative half-space of the triangle's plane.
     if n.dot(center - t[0]) < 0.0 {
         return Outcome::Culled;
     }
     let (cp, feature) = closest_on_triangle(center, t);
     let delta = center - cp;
-    let d = delta.length();
-    if !(d <= radius + margin) {
+    let reach = radius + margin;
+    if !(delta.length_squared() <= reach * reach) {
         return Outcome::Far;
     }
+    let Some(n) = n.try_normalize() else { return Outcome::Degenerate };
+    let d = delta.length();
     let normal = match feature {
         Local::Face => n,
         // "If that vector is null ... we instead use the triangle's normal."

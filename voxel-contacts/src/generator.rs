@@ -5,8 +5,8 @@
 use core::ops::ControlFlow;
 
 use ahash::AHashSet;
-use glam::Vec3;
-use voxel_core::{Contact, ContactSink, Feature};
+use glam::{Mat3, Vec3};
+use voxel_core::{Aabb, Contact, ContactSink, Feature};
 
 use crate::candidates::Candidates;
 use crate::closest;
@@ -55,10 +55,7 @@ struct Delayed {
 pub struct ContactGenerator {
     points: Vec<RawPoint>,
     delayed: Vec<Delayed>,
-    vertices: AHashSet<[u32; 3]>,
-    edges: AHashSet<[u32; 6]>,
-    /// The voided edges as segments, for T-junctions between disjoint meshes (position keys only).
-    segments: Vec<[Vec3; 2]>,
+    voided: Voided,
     kept: Vec<Contact>,
     keep: Vec<usize>,
     clip: ClipScratch,
@@ -110,33 +107,34 @@ impl ContactGenerator {
         if options.max_points > MAX_POINTS {
             return Err(ContactError::InvalidOptions("max_points is at most 4 (0 keeps every contact)"));
         }
+        let reach = shape.aabb().grow(margin);
         match *shape {
-            Shape::Sphere(s) => {
-                self.run(candidates, options, sink, |t, out, _| closest::sphere(s.center, s.radius, margin, t, out))
-            }
-            Shape::Capsule(c) => {
-                self.run(candidates, options, sink, |t, out, _| closest::capsule(c.a, c.b, c.radius, margin, t, out))
-            }
+            Shape::Sphere(s) => self.run(candidates, options, &reach, sink, |t, out, _| {
+                closest::sphere(s.center, s.radius, margin, t, out)
+            }),
+            Shape::Capsule(c) => self.run(candidates, options, &reach, sink, |t, out, _| {
+                closest::capsule(c.a, c.b, c.radius, margin, t, out)
+            }),
             Shape::Cuboid(b) => {
                 let data = BoxData::new(b.half_extents);
                 let placed = Placed {
                     poly: data.view(),
-                    rotation: b.pose.rotation,
-                    inverse: b.pose.rotation.inverse(),
+                    rotation: Mat3::from_quat(b.pose.rotation),
+                    inverse: Mat3::from_quat(b.pose.rotation).transpose(),
                     translation: b.pose.translation,
                     scale: b.half_extents.max_element(),
                 };
-                self.run(candidates, options, sink, |t, out, clip| sat::polytope(&placed, margin, t, clip, out))
+                self.run(candidates, options, &reach, sink, |t, out, clip| sat::polytope(&placed, margin, t, clip, out))
             }
             Shape::Convex { hull, pose } => {
                 let placed = Placed {
                     poly: hull.view(),
-                    rotation: pose.rotation,
-                    inverse: pose.rotation.inverse(),
+                    rotation: Mat3::from_quat(pose.rotation),
+                    inverse: Mat3::from_quat(pose.rotation).transpose(),
                     translation: pose.translation,
                     scale: hull.radius(),
                 };
-                self.run(candidates, options, sink, |t, out, clip| sat::polytope(&placed, margin, t, clip, out))
+                self.run(candidates, options, &reach, sink, |t, out, clip| sat::polytope(&placed, margin, t, clip, out))
             }
         }
     }
@@ -145,6 +143,7 @@ impl ContactGenerator {
         &mut self,
         set: &Candidates,
         options: &ContactOptions,
+        reach: &Aabb,
         sink: &mut S,
         mut kernel: K,
     ) -> Result<ContactReport, ContactError>
@@ -154,9 +153,7 @@ impl ContactGenerator {
     {
         self.points.clear();
         self.delayed.clear();
-        self.vertices.clear();
-        self.edges.clear();
-        self.segments.clear();
+        self.voided.clear();
         self.kept.clear();
         let mut report = ContactReport { candidates: set.len(), ..ContactReport::default() };
         let keys = options.keys;
@@ -166,6 +163,14 @@ impl ContactGenerator {
         for (i, tri) in set.positions.iter().enumerate() {
             if !(tri[0].is_finite() && tri[1].is_finite() && tri[2].is_finite()) {
                 report.degenerate += 1;
+                continue;
+            }
+            // Midphases hand over whole leaves or cells: the triangles whose own box misses the
+            // shape's reach go without a kernel call.
+            let lo = tri[0].min(tri[1]).min(tri[2]);
+            let hi = tri[0].max(tri[1]).max(tri[2]);
+            if !(lo.cmple(reach.max).all() && hi.cmpge(reach.min).all()) {
+                report.far += 1;
                 continue;
             }
             let start = self.points.len();
@@ -206,12 +211,11 @@ impl ContactGenerator {
             let voided = match d.feature {
                 Local::Edge(a, b) => {
                     let (a, b) = (a as usize, b as usize);
-                    let key = edge_key(vertex_key(keys, tri[a], ids[a]), vertex_key(keys, tri[b], ids[b]));
-                    self.edges.contains(&key)
+                    self.voided.has_edge(vertex_key(keys, tri[a], ids[a]), vertex_key(keys, tri[b], ids[b]))
                 }
                 Local::Vertex(a) => {
                     let a = a as usize;
-                    self.vertices.contains(&vertex_key(keys, tri[a], ids[a]))
+                    self.voided.has_vertex(vertex_key(keys, tri[a], ids[a]))
                 }
                 Local::Face => false,
             };
@@ -219,7 +223,7 @@ impl ContactGenerator {
             // voided when the spot it touches lies on a voided edge.
             let voided = voided
                 || (keys == FeatureKeys::Positions
-                    && self.on_voided_segment(tri, d.feature, self.points[d.start as usize].point));
+                    && self.on_voided_segment(set, tri, d.feature, self.points[d.start as usize].point));
             // Voided "unconditionally": whether or not this contact is kept (5a).
             self.void(set, i, keys);
             if voided {
@@ -250,26 +254,84 @@ impl ContactGenerator {
     fn void(&mut self, set: &Candidates, i: usize, keys: FeatureKeys) {
         let tri = &set.positions[i];
         let ids = &set.vertex_ids[i];
-        let k: [[u32; 3]; 3] = core::array::from_fn(|c| vertex_key(keys, tri[c], ids[c]));
-        for c in 0..3 {
-            self.vertices.insert(k[c]);
-            self.edges.insert(edge_key(k[c], k[(c + 1) % 3]));
-        }
-        if keys == FeatureKeys::Positions {
-            self.segments.extend([[tri[0], tri[1]], [tri[1], tri[2]], [tri[2], tri[0]]]);
-        }
+        self.voided.push(i as u32, core::array::from_fn(|c| vertex_key(keys, tri[c], ids[c])));
     }
 
     /// True when the feature's spot nearest `point` (the vertex itself, or the point of the edge
     /// nearest the contact) lies on a voided edge, to a few ulps of the coordinates.
-    fn on_voided_segment(&self, tri: &[Vec3; 3], feature: Local, point: Vec3) -> bool {
+    fn on_voided_segment(&self, set: &Candidates, tri: &[Vec3; 3], feature: Local, point: Vec3) -> bool {
         let spot = match feature {
             Local::Vertex(a) => tri[a as usize],
             Local::Edge(a, b) => closest_on_segment(point, tri[a as usize], tri[b as usize]),
             Local::Face => return false,
         };
         let eps = 4e-6 * (1.0 + spot.abs().max_element());
-        self.segments.iter().any(|&[a, b]| closest_on_segment(spot, a, b).distance_squared(spot) <= eps * eps)
+        self.voided.triangles.iter().any(|&i| {
+            let t = &set.positions[i as usize];
+            (0..3).any(|c| closest_on_segment(spot, t[c], t[(c + 1) % 3]).distance_squared(spot) <= eps * eps)
+        })
+    }
+}
+
+/// The voided features: the voided triangles' vertex keys, scanned directly while they are few
+/// (most queries void a handful of triangles, and six hash insertions per triangle cost more than
+/// the scans), hashed once they are many.
+#[derive(Clone, Debug, Default)]
+struct Voided {
+    /// Candidate index of each voided triangle, in voiding order.
+    triangles: Vec<u32>,
+    keys: Vec<[[u32; 3]; 3]>,
+    vertices: AHashSet<[u32; 3]>,
+    edges: AHashSet<[u32; 6]>,
+    /// How many of `keys` are in the hash sets.
+    hashed: usize,
+}
+
+/// Above this many voided triangles, lookups go through the hash sets.
+const SCAN_LIMIT: usize = 24;
+
+impl Voided {
+    fn clear(&mut self) {
+        self.triangles.clear();
+        self.keys.clear();
+        if self.hashed > 0 {
+            self.vertices.clear();
+            self.edges.clear();
+            self.hashed = 0;
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, triangle: u32, keys: [[u32; 3]; 3]) {
+        self.triangles.push(triangle);
+        self.keys.push(keys);
+    }
+
+    fn sync(&mut self) {
+        for k in &self.keys[self.hashed..] {
+            for c in 0..3 {
+                self.vertices.insert(k[c]);
+                self.edges.insert(edge_key(k[c], k[(c + 1) % 3]));
+            }
+        }
+        self.hashed = self.keys.len();
+    }
+
+    fn has_vertex(&mut self, v: [u32; 3]) -> bool {
+        if self.keys.len() <= SCAN_LIMIT {
+            return self.keys.iter().any(|k| k.contains(&v));
+        }
+        self.sync();
+        self.vertices.contains(&v)
+    }
+
+    fn has_edge(&mut self, a: [u32; 3], b: [u32; 3]) -> bool {
+        if self.keys.len() <= SCAN_LIMIT {
+            // Two different corners of one triangle are one of its edges.
+            return a != b && self.keys.iter().any(|k| k.contains(&a) && k.contains(&b));
+        }
+        self.sync();
+        self.edges.contains(&edge_key(a, b))
     }
 }
 

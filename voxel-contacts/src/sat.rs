@@ -9,7 +9,7 @@
 //! the separation along the best axis is a lower bound of the distance (exact for face-vertex and
 //! edge-edge closest features), which is what a speculative contact wants.
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Vec3};
 
 use crate::closest::{closest_on_triangle, closest_segments, triangle_normal};
 use crate::kernel::{Local, Outcome, RawPoint};
@@ -25,8 +25,8 @@ pub(crate) struct ClipScratch {
 /// A polytope placed in the mesh's frame, with its rotation's inverse computed once per query.
 pub(crate) struct Placed<'a> {
     pub(crate) poly: PolyView<'a>,
-    pub(crate) rotation: Quat,
-    pub(crate) inverse: Quat,
+    pub(crate) rotation: Mat3,
+    pub(crate) inverse: Mat3,
     pub(crate) translation: Vec3,
     /// Size of the shape, for tolerances.
     pub(crate) scale: f32,
@@ -43,6 +43,27 @@ enum Axis {
 /// Clips the shape's face most opposed to `n` (the incident face) to the triangle's prism, into
 /// `scratch.a`.
 fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) {
+    clip_face(poly, incident_face(poly, n), t, n, scratch);
+}
+
+/// The lowest height over the triangle's plane of the part of the shape above the triangle
+/// (inside its prism): the minimum over the clipped downward faces, which make up the shape's
+/// underside (infinity when nothing of the shape is over the triangle). The incident face is
+/// clipped last, so its clip is left in `scratch.a` as `incident_over_triangle` leaves it.
+fn lowest_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) -> f32 {
+    let inc = incident_face(poly, n);
+    let d0 = n.dot(t[0]);
+    let mut lowest = f32::INFINITY;
+    let downward = poly.normals.iter().enumerate().filter(|&(f, m)| f != inc && m.dot(n) < 0.0).map(|(f, _)| f);
+    for f in downward.chain(core::iter::once(inc)) {
+        clip_face(poly, f, t, n, scratch);
+        lowest = scratch.a.iter().fold(lowest, |m, &p| m.min(n.dot(p) - d0));
+    }
+    lowest
+}
+
+/// The shape's face most opposed to `n`.
+fn incident_face(poly: &PolyView<'_>, n: Vec3) -> usize {
     let mut inc = 0;
     let mut lowest = f32::INFINITY;
     for (f, &m) in poly.normals.iter().enumerate() {
@@ -52,33 +73,17 @@ fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: 
             inc = f;
         }
     }
+    inc
+}
+
+/// Face `f` clipped to the prism of triangle `t` (normal `n`), into `scratch.a`.
+fn clip_face(poly: &PolyView<'_>, f: usize, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) {
     scratch.a.clear();
-    let face = &poly.face_indices[poly.face_starts[inc] as usize..poly.face_starts[inc + 1] as usize];
+    let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
     scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
     for k in 0..3 {
         clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
     }
-}
-
-/// The lowest height over the triangle's plane of the part of the shape above the triangle
-/// (inside its prism): the minimum over the clipped downward faces, which make up the shape's
-/// underside (infinity when nothing of the shape is over the triangle).
-fn lowest_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) -> f32 {
-    let d0 = n.dot(t[0]);
-    let mut lowest = f32::INFINITY;
-    for (f, &m) in poly.normals.iter().enumerate() {
-        if !(m.dot(n) < 0.0) {
-            continue;
-        }
-        scratch.a.clear();
-        let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
-        scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
-        for k in 0..3 {
-            clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
-        }
-        lowest = scratch.a.iter().fold(lowest, |m, &p| m.min(n.dot(p) - d0));
-    }
-    lowest
 }
 
 /// When overlapping, another axis replaces the triangle's normal only if it needs less push than
@@ -89,10 +94,16 @@ const FACE_PREFERENCE: f32 = 0.2;
 /// The closest features of a polytope and a triangle known to be disjoint: distance, the point
 /// on the triangle, the point on the shape, and the triangle's feature. For disjoint convex
 /// polytopes the closest pair is a shape vertex against the triangle, a triangle vertex against
-/// a shape face, or an edge against an edge; all three families are tried.
-fn closest_features(poly: &PolyView<'_>, t: &[Vec3; 3]) -> (f32, Vec3, Vec3, Local) {
+/// a shape face, or an edge against an edge; all three families are tried. `axis` separates the
+/// two (the triangle's side of it ends at `top`), so a feature's height over `top` along it is a
+/// lower bound of its distance, and features that cannot beat the best pair so far are skipped.
+fn closest_features(poly: &PolyView<'_>, t: &[Vec3; 3], axis: Vec3, top: f32) -> (f32, Vec3, Vec3, Local) {
     let mut best = (f32::INFINITY, t[0], poly.points[0], Local::Vertex(0));
+    let beaten = |lower: f32, best: f32| lower > 0.0 && lower * lower >= best;
     for &v in poly.points {
+        if beaten(axis.dot(v) - top, best.0) {
+            continue;
+        }
         let (q, f) = closest_on_triangle(v, t);
         let d = v.distance_squared(q);
         if d < best.0 {
@@ -119,6 +130,9 @@ fn closest_features(poly: &PolyView<'_>, t: &[Vec3; 3]) -> (f32, Vec3, Vec3, Loc
     }
     for edge in poly.edges {
         let (a, b) = (poly.points[edge[0] as usize], poly.points[edge[1] as usize]);
+        if beaten(axis.dot(a).min(axis.dot(b)) - top, best.0) {
+            continue;
+        }
         for k in 0..3 {
             let j = (k + 1) % 3;
             let (u, _, on_tri, on_shape) = closest_segments(t[k], t[j], a, b);
@@ -171,20 +185,22 @@ fn project(points: &[Vec3], axis: Vec3) -> (f32, f32) {
 /// Clips the convex polygon in `scratch.a` by the half-spaces `side . (x - origin) >= 0`.
 fn clip(scratch: &mut ClipScratch, side: Vec3, origin: Vec3) {
     scratch.b.clear();
-    let poly = &scratch.a;
-    let count = poly.len();
-    for i in 0..count {
-        let p = poly[i];
-        let q = poly[(i + 1) % count];
-        let dp = side.dot(p - origin);
-        let dq = side.dot(q - origin);
-        if dp >= 0.0 {
-            scratch.b.push(p);
-        }
+    let Some(&last) = scratch.a.last() else { return };
+    // Walk the edges (previous, current) without an index modulo (a division per vertex).
+    let offset = side.dot(origin);
+    let mut p = last;
+    let mut dp = side.dot(p) - offset;
+    for &q in &scratch.a {
+        let dq = side.dot(q) - offset;
         if (dp >= 0.0) != (dq >= 0.0) {
             let s = dp / (dp - dq);
             scratch.b.push(p + (q - p) * s);
         }
+        if dq >= 0.0 {
+            scratch.b.push(q);
+        }
+        p = q;
+        dp = dq;
     }
     core::mem::swap(&mut scratch.a, &mut scratch.b);
 }
@@ -200,7 +216,7 @@ pub(crate) fn polytope(
     let t = world.map(|p| shape.inverse * (p - shape.translation));
     let Some(n) = triangle_normal(&t) else { return Outcome::Degenerate };
     let d0 = n.dot(t[0]);
-    let (pmin, pmax) = project(poly.points, n);
+    let (pmin, pmax) = poly.project(n);
     // The whole shape behind the triangle's plane.
     if pmax < d0 {
         return Outcome::Culled;
@@ -231,20 +247,22 @@ pub(crate) fn polytope(
     }
     // Edge pairs, which must beat the best face axis by `tol`.
     let mut edge_best = best_sep + tol;
+    let g = [t[1] - t[0], t[2] - t[1], t[0] - t[2]];
+    // Nearly parallel pairs (|e x g| under 1e-5 |g|) give no usable axis.
+    let parallel = g.map(|g| 1e-10 * g.length_squared());
     for (c, &e) in poly.directions.iter().enumerate() {
         for k in 0..3 {
-            let g = t[(k + 1) % 3] - t[k];
-            let cross = e.cross(g);
-            let len = cross.length();
-            if !(len > 1e-5 * g.length()) {
+            let cross = e.cross(g[k]);
+            let len2 = cross.length_squared();
+            if !(len2 > parallel[k]) {
                 continue;
             }
-            let mut a = cross / len;
+            let mut a = cross * len2.sqrt().recip();
             let an = a.dot(n);
             if an < 0.0 {
                 a = -a;
             }
-            let (lo, hi) = project(poly.points, a);
+            let (lo, hi) = poly.project(a);
             let (tlo, thi) = project(&t, a);
             let mut s = lo - thi;
             // An axis in the triangle's plane may point either way.
@@ -269,7 +287,13 @@ pub(crate) fn polytope(
     // whose closest point lies on an edge then always has a neighbour at least as close across
     // it). A shape vertex over the triangle's interior makes a face contact, clipped as below.
     if best_sep > 0.0 {
-        let (distance, on_tri, on_shape, feature) = closest_features(poly, &t);
+        let axis = match best {
+            Axis::Triangle => n,
+            Axis::Face(f) => -poly.normals[f],
+            Axis::Edge(_, a) => a,
+        };
+        let top = axis.dot(t[0]).max(axis.dot(t[1])).max(axis.dot(t[2]));
+        let (distance, on_tri, on_shape, feature) = closest_features(poly, &t, axis, top);
         if !(distance <= margin) {
             return Outcome::Far;
         }
@@ -289,13 +313,19 @@ pub(crate) fn polytope(
         // clipped to the triangle's prism), the normal is judged on what it pushes. It wins
         // unless another axis needs clearly less push: a box against a 90-degree ledge needs
         // 1/sqrt(2) of the push along the edge's diagonal, and keeps it.
-        let local = lowest_over_triangle(poly, &t, n, scratch);
-        if best == Axis::Triangle || best_sep - local <= tol + FACE_PREFERENCE * -best_sep {
+        // The whole shape's depth along the normal bounds the underside's from below (and the
+        // test is monotone in it): when even it passes, no face needs clipping but the incident.
+        let passes = |local: f32| best_sep - local <= tol + FACE_PREFERENCE * -best_sep;
+        if best == Axis::Triangle || passes(pmin - d0) {
             best = Axis::Triangle;
-            best_sep = best_sep.max(local.min(0.0));
-        }
-        if best == Axis::Triangle {
             incident_over_triangle(poly, &t, n, scratch);
+        } else {
+            // Leaves the incident face's clip in `scratch.a`.
+            let local = lowest_over_triangle(poly, &t, n, scratch);
+            if passes(local) {
+                best = Axis::Triangle;
+                best_sep = best_sep.max(local.min(0.0));
+            }
         }
     }
     match best {

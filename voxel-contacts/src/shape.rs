@@ -245,6 +245,7 @@ impl ConvexPolyhedron {
             edges: &self.edges,
             directions: &self.directions,
             edge_direction: &self.edge_direction,
+            half_extents: None,
         }
     }
 }
@@ -260,6 +261,27 @@ pub(crate) struct PolyView<'a> {
     pub(crate) edges: &'a [[u32; 2]],
     pub(crate) directions: &'a [Vec3],
     pub(crate) edge_direction: &'a [u32],
+    /// A box's half extents: its projection on an axis is then two dot products, not eight.
+    pub(crate) half_extents: Option<Vec3>,
+}
+
+impl PolyView<'_> {
+    /// The interval of the shape's projection on `axis`.
+    #[inline]
+    pub(crate) fn project(&self, axis: Vec3) -> (f32, f32) {
+        if let Some(h) = self.half_extents {
+            let r = axis.abs().dot(h);
+            return (-r, r);
+        }
+        let mut lo = f32::INFINITY;
+        let mut hi = f32::NEG_INFINITY;
+        for &p in self.points {
+            let d = axis.dot(p);
+            lo = lo.min(d);
+            hi = hi.max(d);
+        }
+        (lo, hi)
+    }
 }
 
 /// A unit box's topology, scaled per query into the kernel's stack buffers.
@@ -296,6 +318,10 @@ impl BoxData {
         Self { points, offsets: [h.x, h.x, h.y, h.y, h.z, h.z] }
     }
 
+    fn offsets_half(&self) -> Vec3 {
+        Vec3::new(self.offsets[0], self.offsets[2], self.offsets[4])
+    }
+
     pub(crate) fn view(&self) -> PolyView<'_> {
         PolyView {
             points: &self.points,
@@ -306,6 +332,7 @@ impl BoxData {
             edges: &BOX_EDGES,
             directions: &BOX_DIRECTIONS,
             edge_direction: &BOX_EDGE_DIRECTION,
+            half_extents: Some(self.offsets_half()),
         }
     }
 }
