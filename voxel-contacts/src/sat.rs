@@ -20,6 +20,57 @@ use crate::shape::PolyView;
 pub(crate) struct ClipScratch {
     a: Vec<Vec3>,
     b: Vec<Vec3>,
+    /// The polygon is `a[..len]`; the buffers are sized once per shape and written by index
+    /// (pushes re-checked capacity and stored the length through memory on every vertex).
+    len: usize,
+}
+
+impl ClipScratch {
+    /// Loads a polygon that will be clipped by at most `planes` planes (each adds a vertex at
+    /// most).
+    fn start(&mut self, points: impl ExactSizeIterator<Item = Vec3>, planes: usize) {
+        let room = points.len() + planes + 1;
+        if self.a.len() < room {
+            self.a.resize(room, Vec3::ZERO);
+            self.b.resize(room, Vec3::ZERO);
+        }
+        self.len = 0;
+        for (slot, p) in self.a.iter_mut().zip(points) {
+            *slot = p;
+            self.len += 1;
+        }
+    }
+
+    fn points(&self) -> &[Vec3] {
+        &self.a[..self.len]
+    }
+
+    /// Clips the polygon by the half-space `side . (x - origin) >= 0`.
+    fn clip(&mut self, side: Vec3, origin: Vec3) {
+        let (src, dst) = (&self.a[..self.len], &mut self.b);
+        let Some(&last) = src.last() else { return };
+        // Walk the edges (previous, current) without an index modulo (a division per vertex).
+        let offset = side.dot(origin);
+        let mut p = last;
+        let mut dp = side.dot(p) - offset;
+        let mut k = 0;
+        for &q in src {
+            let dq = side.dot(q) - offset;
+            if (dp >= 0.0) != (dq >= 0.0) {
+                let s = dp / (dp - dq);
+                dst[k] = p + (q - p) * s;
+                k += 1;
+            }
+            if dq >= 0.0 {
+                dst[k] = q;
+                k += 1;
+            }
+            p = q;
+            dp = dq;
+        }
+        self.len = k;
+        core::mem::swap(&mut self.a, &mut self.b);
+    }
 }
 
 /// A polytope placed in the mesh's frame, with its rotation's inverse computed once per query.
@@ -41,25 +92,34 @@ enum Axis {
 }
 
 /// Clips the shape's face most opposed to `n` (the incident face) to the triangle's prism, into
-/// `scratch.a`.
+/// the scratch.
 fn incident_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) {
     clip_face(poly, incident_face(poly, n), t, n, scratch);
 }
 
-/// The lowest height over the triangle's plane of the part of the shape above the triangle
-/// (inside its prism): the minimum over the clipped downward faces, which make up the shape's
-/// underside (infinity when nothing of the shape is over the triangle). The incident face is
-/// clipped last, so its clip is left in `scratch.a` as `incident_over_triangle` leaves it.
-fn lowest_over_triangle(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) -> f32 {
+/// True when some of the shape's underside (its downward faces) over the triangle (inside its
+/// prism) lies lower than `threshold` over the triangle's plane. Faces whose every vertex is
+/// higher are not clipped; the incident face is clipped last, so when the answer is false its
+/// clip is left in the scratch as `incident_over_triangle` leaves it.
+fn underside_below(poly: &PolyView<'_>, t: &[Vec3; 3], n: Vec3, threshold: f32, scratch: &mut ClipScratch) -> bool {
     let inc = incident_face(poly, n);
     let d0 = n.dot(t[0]);
-    let mut lowest = f32::INFINITY;
-    let downward = poly.normals.iter().enumerate().filter(|&(f, m)| f != inc && m.dot(n) < 0.0).map(|(f, _)| f);
-    for f in downward.chain(core::iter::once(inc)) {
+    let below = |p: &Vec3| n.dot(*p) - d0 < threshold;
+    for (f, &m) in poly.normals.iter().enumerate() {
+        if f == inc || !(m.dot(n) < 0.0) {
+            continue;
+        }
+        let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
+        if !face.iter().any(|&i| below(&poly.points[i as usize])) {
+            continue;
+        }
         clip_face(poly, f, t, n, scratch);
-        lowest = scratch.a.iter().fold(lowest, |m, &p| m.min(n.dot(p) - d0));
+        if scratch.points().iter().any(below) {
+            return true;
+        }
     }
-    lowest
+    clip_face(poly, inc, t, n, scratch);
+    scratch.points().iter().any(below)
 }
 
 /// The shape's face most opposed to `n`.
@@ -76,13 +136,12 @@ fn incident_face(poly: &PolyView<'_>, n: Vec3) -> usize {
     inc
 }
 
-/// Face `f` clipped to the prism of triangle `t` (normal `n`), into `scratch.a`.
+/// Face `f` clipped to the prism of triangle `t` (normal `n`), into the scratch.
 fn clip_face(poly: &PolyView<'_>, f: usize, t: &[Vec3; 3], n: Vec3, scratch: &mut ClipScratch) {
-    scratch.a.clear();
     let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
-    scratch.a.extend(face.iter().map(|&i| poly.points[i as usize]));
+    scratch.start(face.iter().map(|&i| poly.points[i as usize]), 3);
     for k in 0..3 {
-        clip(scratch, n.cross(t[(k + 1) % 3] - t[k]), t[k]);
+        scratch.clip(n.cross(t[(k + 1) % 3] - t[k]), t[k]);
     }
 }
 
@@ -182,29 +241,6 @@ fn project(points: &[Vec3], axis: Vec3) -> (f32, f32) {
     (lo, hi)
 }
 
-/// Clips the convex polygon in `scratch.a` by the half-spaces `side . (x - origin) >= 0`.
-fn clip(scratch: &mut ClipScratch, side: Vec3, origin: Vec3) {
-    scratch.b.clear();
-    let Some(&last) = scratch.a.last() else { return };
-    // Walk the edges (previous, current) without an index modulo (a division per vertex).
-    let offset = side.dot(origin);
-    let mut p = last;
-    let mut dp = side.dot(p) - offset;
-    for &q in &scratch.a {
-        let dq = side.dot(q) - offset;
-        if (dp >= 0.0) != (dq >= 0.0) {
-            let s = dp / (dp - dq);
-            scratch.b.push(p + (q - p) * s);
-        }
-        if dq >= 0.0 {
-            scratch.b.push(q);
-        }
-        p = q;
-        dp = dq;
-    }
-    core::mem::swap(&mut scratch.a, &mut scratch.b);
-}
-
 pub(crate) fn polytope(
     shape: &Placed<'_>,
     margin: f32,
@@ -214,6 +250,15 @@ pub(crate) fn polytope(
 ) -> Outcome {
     let poly = &shape.poly;
     let t = world.map(|p| shape.inverse * (p - shape.translation));
+    // The shape's own axes first, as boxes (its local bounds against the triangle's): the world
+    // box of a turned shape is loose, and this rejects most of what it lets through for six
+    // comparisons.
+    let lo = t[0].min(t[1]).min(t[2]);
+    let hi = t[0].max(t[1]).max(t[2]);
+    let (bmin, bmax) = poly.bounds;
+    if (lo - bmax).max_element() > margin || (bmin - hi).max_element() > margin {
+        return Outcome::Far;
+    }
     let Some(n) = triangle_normal(&t) else { return Outcome::Degenerate };
     let d0 = n.dot(t[0]);
     let (pmin, pmax) = poly.project(n);
@@ -234,7 +279,13 @@ pub(crate) fn polytope(
         if -m.dot(n) < -1e-4 {
             continue;
         }
-        let tmin = m.dot(t[0]).min(m.dot(t[1])).min(m.dot(t[2]));
+        // A box's faces are the axes: the triangle's lowest point along one is a bound of its
+        // local box, already at hand.
+        let tmin = if poly.half_extents.is_some() {
+            [lo.x, -hi.x, lo.y, -hi.y, lo.z, -hi.z][f]
+        } else {
+            m.dot(t[0]).min(m.dot(t[1])).min(m.dot(t[2]))
+        };
         let s = tmin - poly.offsets[f];
         if s > margin {
             return Outcome::Far;
@@ -320,26 +371,26 @@ pub(crate) fn polytope(
             best = Axis::Triangle;
             incident_over_triangle(poly, &t, n, scratch);
         } else {
-            // Leaves the incident face's clip in `scratch.a`.
-            let local = lowest_over_triangle(poly, &t, n, scratch);
-            if passes(local) {
+            let threshold = best_sep - tol - FACE_PREFERENCE * -best_sep;
+            // Leaves the incident face's clip in the scratch when it returns false.
+            if !underside_below(poly, &t, n, threshold, scratch) {
                 best = Axis::Triangle;
-                best_sep = best_sep.max(local.min(0.0));
+                best_sep = best_sep.max(threshold.min(0.0));
             }
         }
     }
     match best {
         Axis::Triangle => {
-            // `scratch.a` holds the incident face clipped to the triangle's prism.
+            // The scratch holds the incident face clipped to the triangle's prism.
             // The world triangle's own normal, not the rotated local one: exact on flat ground.
             let normal = triangle_normal(world).unwrap_or(shape.rotation * n);
-            for &p in &scratch.a {
+            for &p in scratch.points() {
                 let sep = n.dot(p) - d0;
                 if sep <= margin {
                     out.push(RawPoint { point: to_world(p - n * sep), normal, depth: -sep });
                 }
             }
-            if out.len() == start && !scratch.a.is_empty() {
+            if out.len() == start && !scratch.points().is_empty() {
                 // All of the shape over the triangle is beyond reach.
                 return Outcome::Far;
             }
@@ -355,16 +406,15 @@ pub(crate) fn polytope(
         Axis::Face(f) => {
             let m = poly.normals[f];
             let a = -m;
-            scratch.a.clear();
-            scratch.a.extend_from_slice(&t);
             let face = &poly.face_indices[poly.face_starts[f] as usize..poly.face_starts[f + 1] as usize];
+            scratch.start(t.iter().copied(), face.len());
             for (i, &pi) in face.iter().enumerate() {
                 let p = poly.points[pi as usize];
                 let q = poly.points[face[(i + 1) % face.len()] as usize];
-                clip(scratch, m.cross(q - p), p);
+                scratch.clip(m.cross(q - p), p);
             }
             let normal = shape.rotation * a;
-            for &x in &scratch.a {
+            for &x in scratch.points() {
                 let depth = poly.offsets[f] - m.dot(x);
                 if depth >= -margin {
                     out.push(RawPoint { point: to_world(x), normal, depth });

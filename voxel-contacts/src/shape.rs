@@ -128,6 +128,8 @@ pub struct ConvexPolyhedron {
     directions: Vec<Vec3>,
     /// Index of each edge's direction in `directions`.
     edge_direction: Vec<u32>,
+    /// The points' bounds.
+    bounds: (Vec3, Vec3),
 }
 
 /// Edges whose unit directions agree to this (|cross| below it) share one separating-axis class.
@@ -158,6 +160,7 @@ impl ConvexPolyhedron {
             edges: Vec::new(),
             directions: Vec::new(),
             edge_direction: Vec::new(),
+            bounds: (Vec3::ZERO, Vec3::ZERO),
         };
         let mut seen: ahash::AHashSet<(u32, u32)> = ahash::AHashSet::new();
         for face in faces {
@@ -196,6 +199,8 @@ impl ConvexPolyhedron {
                 return Err(ContactError::InvalidPolyhedron("not convex, or a face is wound inwards"));
             }
         }
+        let b = Aabb::from_points(hull.points.iter().copied());
+        hull.bounds = (b.min, b.max);
         for &[i, j] in &hull.edges {
             let Some(dir) = (hull.points[j as usize] - hull.points[i as usize]).try_normalize() else {
                 return Err(ContactError::InvalidPolyhedron("an edge has zero length"));
@@ -246,6 +251,7 @@ impl ConvexPolyhedron {
             directions: &self.directions,
             edge_direction: &self.edge_direction,
             half_extents: None,
+            bounds: self.bounds,
         }
     }
 }
@@ -263,6 +269,8 @@ pub(crate) struct PolyView<'a> {
     pub(crate) edge_direction: &'a [u32],
     /// A box's half extents: its projection on an axis is then two dot products, not eight.
     pub(crate) half_extents: Option<Vec3>,
+    /// The points' bounds in the local frame.
+    pub(crate) bounds: (Vec3, Vec3),
 }
 
 impl PolyView<'_> {
@@ -333,6 +341,7 @@ impl BoxData {
             directions: &BOX_DIRECTIONS,
             edge_direction: &BOX_EDGE_DIRECTION,
             half_extents: Some(self.offsets_half()),
+            bounds: (-self.offsets_half(), self.offsets_half()),
         }
     }
 }
