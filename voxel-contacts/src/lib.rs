@@ -52,8 +52,11 @@
 //!
 //! # Figures
 //!
-//! Benches `contacts/*` in `voxel-bench`, beside parry3d on the same scenes; the crate README lists
-//! them.
+//! Benches `contacts/*` in `voxel-bench`, beside parry3d on the same scenes (the crate README lists
+//! them): no ghost contact on any sweep or curved scene where parry3d has thousands (hundreds with
+//! its `FIX_INTERNAL_EDGES`, which costs 42 B per triangle; this method costs nothing on the mesh);
+//! a ball on a plane about 2.6x faster than parry3d's ball-trimesh manifold, a capsule on terrain
+//! 3x, a box 1.5x, midphase included.
 
 #![forbid(unsafe_code)]
 
@@ -76,7 +79,9 @@ pub const MAX_POINTS: usize = 4;
 /// How two triangles are found to share an edge or a vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FeatureKeys {
-    /// By vertex id: fast, for one clean mesh whose triangles share vertices.
+    /// By vertex id: for one clean mesh whose triangles share a vertex id wherever they share a
+    /// position. Surface Nets meshes are not always clean in this sense (two cells can put their
+    /// vertices on the same grid corner): use [`FeatureKeys::Positions`] for them.
     Indices,
     /// By the exact bits of the vertex positions (seed 001, section 6): for triangles gathered
     /// from disjoint meshes (chunks, streamed pieces) or meshes with duplicated vertices.
