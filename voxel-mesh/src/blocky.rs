@@ -7,7 +7,7 @@
 //! merging visits only faces, never empty cells.
 
 use glam::Vec3;
-use voxel_core::{VoxelBox, VoxelSource};
+use voxel_core::{Voxel, VoxelBox, VoxelSource};
 
 use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
@@ -33,7 +33,7 @@ impl Mesher {
         options: &MeshOptions,
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
-        self.faces(source, region, options, true, out)
+        self.greedy_faces(source, region, options, out)
     }
 
     /// As [`Mesher::blocky`], one quad per visible voxel face, without merging: faster to make,
@@ -49,15 +49,19 @@ impl Mesher {
         options: &MeshOptions,
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
-        self.faces(source, region, options, false, out)
+        let Some(g) = self.prepare(source, region, options.surface, out)? else {
+            return Ok(());
+        };
+        unit_faces(g, &self.rows, &self.voxels, options, out);
+        out.push_unit_quads();
+        Ok(())
     }
 
-    fn faces<S: VoxelSource + ?Sized>(
+    fn greedy_faces<S: VoxelSource + ?Sized>(
         &mut self,
         source: &S,
         region: VoxelBox,
         options: &MeshOptions,
-        merge: bool,
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
         let Some(g) = self.prepare(source, region, options.surface, out)? else {
@@ -71,8 +75,8 @@ impl Mesher {
         let words = g.words;
 
         // Faces across y (slice y, one row along x per z), then across z (slice z, one row per y).
-        layer_faces::<1>(g, merge, rows, slices, &material, &mut emit);
-        layer_faces::<2>(g, merge, rows, slices, &material, &mut emit);
+        layer_faces::<1>(g, rows, slices, &material, &mut emit);
+        layer_faces::<2>(g, rows, slices, &material, &mut emit);
         // Faces across x: found within each x row, then transposed into slices x with rows along z,
         // one row per y.
         let zwords = g.nz.div_ceil(64);
@@ -106,7 +110,6 @@ impl Mesher {
                     continue;
                 }
                 greedy(
-                    merge,
                     slice,
                     zwords,
                     1..g.ny - 1,
@@ -123,11 +126,10 @@ impl Mesher {
 }
 
 /// The faces across `AXIS` (1: y, 2: z), one slice per layer of that axis, rows along x, one row
-/// per voxel of the remaining axis; merged (or not) and emitted. The axis is a constant so the
+/// per voxel of the remaining axis; merged and emitted. The axis is a constant so the
 /// row arithmetic and the emitter's indexing fold away.
 fn layer_faces<const AXIS: usize>(
     g: Padded,
-    merge: bool,
     rows: &[u64],
     slices: &mut Vec<u64>,
     material: &impl Fn(usize, usize, usize) -> u8,
@@ -154,7 +156,6 @@ fn layer_faces<const AXIS: usize>(
             }
             if any != 0 {
                 greedy(
-                    merge,
                     slices,
                     words,
                     1..others - 1,
@@ -167,6 +168,139 @@ fn layer_faces<const AXIS: usize>(
             }
         }
     }
+}
+
+/// One quad per visible face, appended to `out` without indices (`Mesh::push_unit_quads` writes
+/// them once every face is in).
+///
+/// One pass over the packed rows: per word, six AND-NOTs give the faces toward the six
+/// directions, and a word with none costs nothing more. A face costs its four corners (each
+/// coordinate is its voxel's or the next one's, both made once per row or per face), its material
+/// and, when asked, its normal and blend weights. Faces come in (y, z, x word, direction, x) order.
+fn unit_faces(g: Padded, rows: &[u64], voxels: &[Voxel], options: &MeshOptions, out: &mut Mesh) {
+    let words = g.words;
+    // Words from a row to its neighbour rows across y and z.
+    let (dy, dz) = (g.nz * words, words);
+    let (own_first, own_last) = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
+    // Local coordinates are below 2^24 and the origin within 2^21: every sum below is an exact
+    // integer in f32, so the corners are the same bits whatever the order of the additions.
+    #[allow(clippy::cast_precision_loss)]
+    let f = |i: usize| i as f32;
+    let origin = g.origin.as_vec3();
+    for y in 1..g.ny - 1 {
+        let fy = origin.y + f(y);
+        for z in 1..g.nz - 1 {
+            let r = g.row(y, z);
+            let fz = origin.z + f(z);
+            let row = Row {
+                y: [fy, fy + 1.0],
+                z: [fz, fz + 1.0],
+                origin_x: origin.x,
+                voxels: &voxels[g.voxel(0, y, z)..g.voxel(0, y, z) + g.nx],
+            };
+            for w in 0..words {
+                let own = match (w == 0, w + 1 == words) {
+                    (true, true) => own_first & own_last,
+                    (true, false) => own_first,
+                    (false, true) => own_last,
+                    (false, false) => u64::MAX,
+                };
+                let s = rows[r + w] & own;
+                if s == 0 {
+                    continue;
+                }
+                let prev = if w > 0 { rows[r + w - 1] >> 63 } else { 0 };
+                let next = if w + 1 < words { rows[r + w + 1] << 63 } else { 0 };
+                // Bit x of each neighbour word holds the voxel beside voxel x in that direction.
+                let faces = [
+                    s & !((rows[r + w] << 1) | prev),
+                    s & !((rows[r + w] >> 1) | next),
+                    s & !rows[r - dy + w],
+                    s & !rows[r + dy + w],
+                    s & !rows[r - dz + w],
+                    s & !rows[r + dz + w],
+                ];
+                row.emit::<0>(faces[0], w, options, out);
+                row.emit::<1>(faces[1], w, options, out);
+                row.emit::<2>(faces[2], w, options, out);
+                row.emit::<3>(faces[3], w, options, out);
+                row.emit::<4>(faces[4], w, options, out);
+                row.emit::<5>(faces[5], w, options, out);
+            }
+        }
+    }
+}
+
+/// What the faces of one x row share: the y and z of their corners (the voxel's and the next
+/// one's), and the row's voxels for the materials.
+struct Row<'a> {
+    y: [f32; 2],
+    z: [f32; 2],
+    origin_x: f32,
+    voxels: &'a [Voxel],
+}
+
+impl Row<'_> {
+    /// Emits the faces toward direction `D` (0: -x, 1: +x, 2: -y, 3: +y, 4: -z, 5: +z) of the
+    /// voxels whose bits are set in word `w` of `faces`. Always inlined with a constant `D`, so the
+    /// corner picks fold away.
+    #[inline(always)]
+    fn emit<const D: usize>(&self, mut faces: u64, w: usize, options: &MeshOptions, out: &mut Mesh) {
+        let offsets = unit_corners(D / 2, D % 2 == 1);
+        let normal = {
+            let mut n = Vec3::ZERO;
+            n[D / 2] = if D % 2 == 1 { 1.0 } else { -1.0 };
+            n
+        };
+        while faces != 0 {
+            let x = w * 64 + faces.trailing_zeros() as usize;
+            faces &= faces - 1;
+            // x < 2^24: exact as i32 and as f32.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap, clippy::cast_precision_loss)]
+            let fx = self.origin_x + x as i32 as f32;
+            let xs = [fx, fx + 1.0];
+            let corner = |[cx, cy, cz]: [usize; 3]| Vec3::new(xs[cx], self.y[cy], self.z[cz]);
+            // Written out rather than `offsets.map(corner)`, which stays a call.
+            let corners = [corner(offsets[0]), corner(offsets[1]), corner(offsets[2]), corner(offsets[3])];
+            out.positions.extend_from_slice(&corners);
+            let m = self.voxels[x].material;
+            out.materials.extend_from_slice(&[m; 4]);
+            if options.normals {
+                out.normals.extend_from_slice(&[normal; 4]);
+            }
+            if options.blend {
+                let b = VertexBlend { ids: [m, 0, 0, 0], weights: [255, 0, 0, 0] };
+                out.blend.extend_from_slice(&[b; 4]);
+            }
+        }
+    }
+}
+
+/// The corners of the unit face toward `axis` (`positive` or not) of a voxel, as 0/1 offsets from
+/// the voxel, in the order [`Emitter::quad`] gives a one-voxel rectangle.
+#[inline(always)]
+const fn unit_corners(axis: usize, positive: bool) -> [[usize; 3]; 4] {
+    // The (u, v) axes of `Emitter::quad`'s callers: (x, z) across y, (x, y) across z, (z, y)
+    // across x.
+    let (u, v) = match axis {
+        0 => (2, 1),
+        1 => (0, 2),
+        _ => (0, 1),
+    };
+    let mut c = [[0; 3]; 4];
+    let mut k = 0;
+    while k < 4 {
+        c[k][axis] = positive as usize;
+        k += 1;
+    }
+    // Corner 2 is base + du + dv; corners 1 and 3 are base + du and base + dv, in the order that
+    // winds counter-clockwise seen from the face's side.
+    let (one, three) = if (axis == 2) == positive { (u, v) } else { (v, u) };
+    c[1][one] = 1;
+    c[2][u] = 1;
+    c[2][v] = 1;
+    c[3][three] = 1;
+    c
 }
 
 /// Bits `[u0, u1)` that fall in word `w`.
@@ -187,7 +321,6 @@ pub(crate) fn range_in_word(w: usize, u0: usize, u1: usize) -> u64 {
 /// material stays, then along `v` while the whole next span is faces of that material. Consumed
 /// bits are cleared, so every face lands in exactly one rectangle.
 fn greedy(
-    merge: bool,
     rows: &mut [u64],
     words: usize,
     v_range: core::ops::Range<usize>,
@@ -195,19 +328,6 @@ fn greedy(
     mut emit: impl FnMut(usize, usize, usize, usize, u8),
 ) {
     let bit = |rows: &[u64], v: usize, u: usize| u / 64 < words && (rows[v * words + u / 64] >> (u % 64)) & 1 != 0;
-    if !merge {
-        for v in v_range {
-            for w in 0..words {
-                let mut bits = rows[v * words + w];
-                while bits != 0 {
-                    let u = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    emit(u, u + 1, v, v + 1, material(u, v));
-                }
-            }
-        }
-        return;
-    }
     for v in v_range.clone() {
         for w in 0..words {
             loop {
@@ -313,7 +433,7 @@ mod tests {
         let mut rows = vec![0u64, 0b111, 0b111];
         let mat = |u: usize, v: usize| if (u, v) == (2, 2) { 2 } else { 1 };
         let mut quads = Vec::new();
-        greedy(true, &mut rows, 1, 1..3, mat, |u0, u1, v0, v1, m| quads.push((u0, u1, v0, v1, m)));
+        greedy(&mut rows, 1, 1..3, mat, |u0, u1, v0, v1, m| quads.push((u0, u1, v0, v1, m)));
         assert_eq!(quads, vec![(0, 3, 1, 2, 1), (0, 2, 2, 3, 1), (2, 3, 2, 3, 2)]);
         assert!(rows.iter().all(|&r| r == 0));
     }

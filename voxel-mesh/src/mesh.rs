@@ -251,6 +251,30 @@ impl Mesh {
         self.push_quad(quad);
     }
 
+    /// Writes the indices of a mesh made of separate quads, each its four vertices in order
+    /// (quad `q` is vertices `4q..4q + 4`), in one pass once every vertex is in, with the
+    /// narrowest index type the vertex count allows.
+    pub(crate) fn push_unit_quads(&mut self) {
+        let quads = self.positions.len() / 4;
+        self.wide = self.positions.len() > 1 << 16;
+        if self.wide {
+            self.indices32.clear();
+            self.indices32.resize(6 * quads, 0);
+            for (q, six) in (0u32..).zip(self.indices32.chunks_exact_mut(6)) {
+                let a = 4 * q;
+                six.copy_from_slice(&[a, a + 1, a + 2, a, a + 2, a + 3]);
+            }
+        } else {
+            self.indices16.clear();
+            self.indices16.resize(6 * quads, 0);
+            for (q, six) in (0u16..).zip(self.indices16.chunks_exact_mut(6)) {
+                // At most 2^14 quads here: 4q + 3 fits.
+                let a = 4 * q;
+                six.copy_from_slice(&[a, a + 1, a + 2, a, a + 2, a + 3]);
+            }
+        }
+    }
+
     /// Narrows wide indices once the final vertex count is known to fit.
     pub(crate) fn finish(&mut self) {
         if self.wide && self.positions.len() <= 1 << 16 {

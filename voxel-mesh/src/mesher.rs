@@ -74,6 +74,8 @@ pub struct Mesher {
     pub(crate) voxels: Vec<Voxel>,
     /// One byte per voxel, 1 when inside, on the way to `rows`.
     pub(crate) flags: Vec<u8>,
+    /// The inside bits of every voxel laid end to end, on the way to `rows`.
+    pub(crate) stream: Vec<u64>,
     /// One bit per voxel, set when inside: `words` `u64`s per x row, rows in (z, y) order.
     pub(crate) rows: Vec<u64>,
     /// Surface Nets: vertex index per cube, two y layers.
@@ -132,6 +134,7 @@ impl Mesher {
             voxels: Vec::new(),
             rows: Vec::new(),
             flags: Vec::new(),
+            stream: Vec::new(),
             cubes: Vec::new(),
             used: [Vec::new(), Vec::new()],
             quads: Vec::new(),
@@ -188,33 +191,24 @@ impl Mesher {
         let (nx, ny, nz) = (size.x as usize, size.y as usize, size.z as usize);
         let words = nx.div_ceil(64);
         let grid = Padded { origin: padded.min, nx, ny, nz, words };
-        self.rows.clear();
-        self.rows.resize(words * ny * nz, 0);
-        let last_word_mask = if nx % 64 == 0 { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
-        let (mut any_inside, mut any_outside) = (0u64, 0u64);
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
         match self.set {
-            Some(set) => pack::pack_set(&self.voxels, &mut self.rows, nx, words, set),
+            Some(set) => pack::stream_set(&self.voxels, &mut self.stream, set),
             None => {
                 let inside = &self.inside;
-                pack::pack_with(&self.voxels, &mut self.flags, &mut self.rows, nx, words, |v| {
+                pack::stream_with(&self.voxels, &mut self.flags, &mut self.stream, |v| {
                     (v.distance < 0) & inside[v.material as usize]
                 });
             }
         }
-        for row in self.rows.chunks_exact(words) {
-            let (last, full) = row.split_last().unwrap_or((&0, &[]));
-            for &b in full {
-                any_inside |= b;
-                any_outside |= !b;
-            }
-            any_inside |= last;
-            any_outside |= !last & last_word_mask;
-        }
-        if any_inside == 0 || any_outside == 0 {
+        let (any_inside, any_outside) = pack::any_set_and_clear(&self.stream, self.voxels.len());
+        if !any_inside || !any_outside {
             return Ok(None);
         }
+        // Every word is written: no clearing first.
+        self.rows.resize(words * ny * nz, 0);
+        pack::unstream(&self.stream, &mut self.rows, nx, words);
         Ok(Some(grid))
     }
 }

@@ -39,50 +39,87 @@ impl MaterialSet {
     }
 }
 
-/// Sets `rows` (`words` `u64`s per x row of `nx` voxels) to one bit per voxel: distance negative
-/// and material in `set`.
-pub(crate) fn pack_set(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, set: MaterialSet) {
+/// Sets `stream` to one bit per voxel (see [`unstream`]): distance negative and material in
+/// `set`.
+pub(crate) fn stream_set(voxels: &[Voxel], stream: &mut Vec<u64>, set: MaterialSet) {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE2 is part of the x86_64 baseline, enabled on every x86_64 target.
-        unsafe { sse2::pack_set(voxels, rows, nx, words, set) };
+        unsafe { sse2::stream_set(voxels, stream, set) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let mut flags = Vec::new();
-        pack_with(voxels, &mut flags, rows, nx, words, |v| (v.distance < 0) & set.contains(v.material));
+        stream_with(voxels, &mut flags, stream, |v| (v.distance < 0) & set.contains(v.material));
     }
 }
 
-/// Sets `rows` to one bit per voxel, `inside(v)`: first one flag byte per voxel over the whole
+/// Sets `stream` to one bit per voxel, `inside(v)`: first one flag byte per voxel over the whole
 /// buffer (a long loop the compiler vectorizes), then eight flags at a time become eight bits
 /// with one multiply.
-pub(crate) fn pack_with(
+pub(crate) fn stream_with(
     voxels: &[Voxel],
     flags: &mut Vec<u8>,
-    rows: &mut [u64],
-    nx: usize,
-    words: usize,
+    stream: &mut Vec<u64>,
     inside: impl Fn(Voxel) -> bool,
 ) {
     flags.resize(voxels.len(), 0);
     for (f, v) in flags.iter_mut().zip(voxels) {
         *f = u8::from(inside(*v));
     }
+    stream.clear();
+    stream.resize(voxels.len().div_ceil(64) + 1, 0);
     let mut run = [0u8; 64];
-    for (row, bits) in flags.chunks_exact(nx).zip(rows.chunks_exact_mut(words)) {
-        for (part, out) in row.chunks(64).zip(bits.iter_mut()) {
-            run[..part.len()].copy_from_slice(part);
-            run[part.len()..].fill(0);
-            let mut b = 0u64;
-            for (k, eight) in run.chunks_exact(8).enumerate() {
-                let x = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
-                // Byte i holds 0 or 1; the multiply gathers them into the top byte, bit i.
-                b |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
-            }
-            *out = b;
+    for (part, out) in flags.chunks(64).zip(stream.iter_mut()) {
+        run[..part.len()].copy_from_slice(part);
+        run[part.len()..].fill(0);
+        let mut b = 0u64;
+        for (k, eight) in run.chunks_exact(8).enumerate() {
+            let x = u64::from_le_bytes(eight.try_into().unwrap_or([0; 8]));
+            // Byte i holds 0 or 1; the multiply gathers them into the top byte, bit i.
+            b |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
         }
+        *out = b;
     }
+}
+
+/// Cuts the voxels' bits laid end to end (`stream`: bit `i % 64` of word `i / 64` is voxel `i`,
+/// then at least one zero word) into rows of `nx` bits, `words` words per row.
+///
+/// Packing the whole buffer as one stream keeps the SIMD steps full: rows of 18 or 34 voxels (16^3
+/// and 32^3 chunks with their padding) otherwise end in voxels packed one at a time.
+pub(crate) fn unstream(stream: &[u64], rows: &mut [u64], nx: usize, words: usize) {
+    let last_word = if nx % 64 == 0 { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
+    let mut start = 0;
+    for row in rows.chunks_exact_mut(words) {
+        let mut bit = start;
+        for out in row.iter_mut() {
+            let (i, shift) = (bit / 64, bit % 64);
+            // `<< 1 << (63 - shift)` is `<< (64 - shift)`, and 0 when the row starts on a word.
+            *out = stream[i] >> shift | stream[i + 1] << 1 << (63 - shift);
+            bit += 64;
+        }
+        if let Some(last) = row.last_mut() {
+            *last &= last_word;
+        }
+        start += nx;
+    }
+}
+
+/// Whether the first `len` bits of `stream` hold a set bit, and whether they hold a clear one.
+pub(crate) fn any_set_and_clear(stream: &[u64], len: usize) -> (bool, bool) {
+    let (full, rest) = (len / 64, len % 64);
+    let (mut set, mut clear) = (0u64, 0u64);
+    for &w in &stream[..full] {
+        set |= w;
+        clear |= !w;
+    }
+    if rest != 0 {
+        let mask = (1u64 << rest) - 1;
+        set |= stream[full] & mask;
+        clear |= !stream[full] & mask;
+    }
+    (set != 0, clear != 0)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -139,8 +176,10 @@ mod sse2 {
         u64::from(negative & in_range & !excluded)
     }
 
+    /// Sets `stream` to the inside bits of every voxel laid end to end, then one zero word:
+    /// 64 voxels per word, 16 per SIMD step.
     #[target_feature(enable = "sse2")]
-    pub(super) fn pack_set(voxels: &[Voxel], rows: &mut [u64], nx: usize, words: usize, set: MaterialSet) {
+    pub(super) fn stream_set(voxels: &[Voxel], stream: &mut Vec<u64>, set: MaterialSet) {
         let bytes = voxel_bytes(voxels);
         let byte = |v: u8| _mm_set1_epi8(v as i8);
         let on = |slot: Option<u8>| _mm_set1_epi8(if slot.is_some() { -1 } else { 0 });
@@ -152,18 +191,20 @@ mod sse2 {
             b: byte(set.except[1].unwrap_or(0)),
             b_on: on(set.except[1]),
         };
-        for (row, bits) in bytes.chunks_exact(2 * nx).zip(rows.chunks_exact_mut(words)) {
-            bits.fill(0);
-            let mut groups = row.chunks_exact(32);
+        stream.clear();
+        stream.resize(voxels.len().div_ceil(64) + 1, 0);
+        // 64 voxels (128 bytes) per word; the last word takes what is left.
+        for (block, bits) in bytes.chunks(128).zip(stream.iter_mut()) {
+            let mut groups = block.chunks_exact(32);
             let mut x = 0;
             for group in &mut groups {
-                // x is a multiple of 16, so the 16 bits never straddle two words.
-                bits[x / 64] |= sixteen(group.try_into().unwrap_or(&[0; 32]), &lanes) << (x % 64);
+                // x is a multiple of 16 below 64.
+                *bits |= sixteen(group.try_into().unwrap_or(&[0; 32]), &lanes) << x;
                 x += 16;
             }
             for pair in groups.remainder().chunks_exact(2) {
                 let inside = (pair[0] as i8) < 0 && set.contains(pair[1]);
-                bits[x / 64] |= u64::from(inside) << (x % 64);
+                *bits |= u64::from(inside) << x;
                 x += 1;
             }
         }
@@ -207,13 +248,22 @@ mod tests {
             for table in tables {
                 let inside: [bool; 256] = core::array::from_fn(|m| table(m as u8));
                 let set = MaterialSet::from_table(&inside).expect("fast-path shape");
-                let mut fast = vec![u64::MAX; words * rows_count];
-                let mut slow = vec![0; words * rows_count];
-                pack_set(&voxels, &mut fast, nx, words, set);
-                pack_with(&voxels, &mut Vec::new(), &mut slow, nx, words, |v| {
-                    (v.distance < 0) & inside[v.material as usize]
-                });
+                let (mut fast, mut slow) = (vec![u64::MAX; 3], Vec::new());
+                stream_set(&voxels, &mut fast, set);
+                stream_with(&voxels, &mut Vec::new(), &mut slow, |v| (v.distance < 0) & inside[v.material as usize]);
                 assert_eq!(fast, slow, "nx {nx}, set {set:?}");
+                // Rows cut from the stream hold exactly their voxels' bits.
+                let mut rows = vec![u64::MAX; words * rows_count];
+                unstream(&fast, &mut rows, nx, words);
+                for (i, v) in voxels.iter().enumerate() {
+                    let (row, x) = (i / nx, i % nx);
+                    let bit = rows[row * words + x / 64] >> (x % 64) & 1 != 0;
+                    assert_eq!(bit, (v.distance < 0) & inside[v.material as usize], "nx {nx}, voxel {i}");
+                }
+                for (row, bits) in rows.chunks_exact(words).enumerate() {
+                    let used = nx - 64 * (words - 1);
+                    assert_eq!(bits[words - 1] >> 1 >> (used - 1), 0, "nx {nx}, row {row}: bits past the row");
+                }
             }
         }
     }

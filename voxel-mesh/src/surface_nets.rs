@@ -75,7 +75,6 @@ impl Mesher {
         nets.run();
         nets.make_vertices();
         split_quads(&self.quads, out);
-        normalize_all(&mut out.normals);
         out.finish();
         Ok(())
     }
@@ -200,7 +199,7 @@ impl Nets<'_> {
             let lane = i % 4;
             self.load_corners(cx as usize, cy as usize, cz as usize, lane, &mut batch);
             if lane == 3 || i + 1 == self.pending.len() {
-                finish_batch(&batch, lane + 1, self.g.origin, self.normals, self.blend, self.out);
+                finish_batch(&batch, lane + 1, self.normals, self.blend, self.out);
             }
         }
     }
@@ -236,9 +235,11 @@ impl Nets<'_> {
         batch.mask[lane] = mask;
         batch.inv[lane] = INV_CROSSINGS[mask];
         batch.materials[lane] = u64::from_le_bytes(materials);
+        // Local coordinates are below 2^24, world ones within 2^21: exact in i32 and f32.
         #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-        {
-            batch.cube[lane] = IVec3::new(cx as i32, cy as i32, cz as i32);
+        let corner = (g.origin + IVec3::new(cx as i32, cy as i32, cz as i32)).as_vec3();
+        for axis in 0..3 {
+            batch.corner[axis][lane] = corner[axis];
         }
     }
 }
@@ -251,12 +252,13 @@ struct Batch {
     mask: [usize; 4],
     inv: [f32; 4],
     materials: [u64; 4],
-    cube: [IVec3; 4],
+    /// World position of each lane's cube's min corner, per axis.
+    corner: [[f32; 4]; 3],
 }
 
 /// Makes the vertices of the first `lanes` lanes of `batch` and appends them to `out`.
 #[inline(always)]
-fn finish_batch(batch: &Batch, lanes: usize, origin: IVec3, normals: bool, blend: bool, out: &mut Mesh) {
+fn finish_batch(batch: &Batch, lanes: usize, normals: bool, blend: bool, out: &mut Mesh) {
     let e: [Vec4; 8] = core::array::from_fn(|k| Vec4::from_array(batch.e[k]));
     // Per edge from corner a to corner b: `t` where it changes sign (0 elsewhere), and 1 where it
     // changes sign. Inside corners are negative, the others >= 0, so a crossing edge never divides
@@ -278,20 +280,47 @@ fn finish_batch(batch: &Batch, lanes: usize, origin: IVec3, normals: bool, blend
     ];
     let inv = Vec4::from_array(batch.inv);
     let (sx, sy, sz) = (sum[0] * inv, sum[1] * inv, sum[2] * inv);
-    let gradient = normals.then(|| {
-        let [gx, gy, gz] = trilinear_gradient(e, [sx, sy, sz], Vec4::ONE);
-        (gx.to_array(), gy.to_array(), gz.to_array())
-    });
-    let (sx, sy, sz) = (sx.to_array(), sy.to_array(), sz.to_array());
-    for lane in 0..lanes {
-        let s = Vec3::new(sx[lane], sy[lane], sz[lane]);
-        out.positions.push((origin + batch.cube[lane]).as_vec3() + s);
-        if let Some((gx, gy, gz)) = gradient {
-            // Normalized in one pass at the end (`normalize_all`).
-            let g = Vec3::new(gx[lane], gy[lane], gz[lane]);
-            let vanishing = !(g.length_squared() >= MIN_GRADIENT_SQUARED);
-            out.normals.push(if vanishing { sign_normal(batch.mask[lane], s) } else { g });
+    let corner = |axis: usize| Vec4::from_array(batch.corner[axis]);
+    let position = [(corner(0) + sx).to_array(), (corner(1) + sy).to_array(), (corner(2) + sz).to_array()];
+    // Written lane by lane into one array literal: building each `Vec3` apart and pushing it
+    // spilled its floats to the stack and read them back as wider words, a store-forwarding stall
+    // per vertex.
+    let lane3 = |v: [[f32; 4]; 3], l: usize| Vec3::new(v[0][l], v[1][l], v[2][l]);
+    if lanes == 4 {
+        out.positions.extend_from_slice(&[
+            lane3(position, 0),
+            lane3(position, 1),
+            lane3(position, 2),
+            lane3(position, 3),
+        ]);
+    } else {
+        out.positions.extend((0..lanes).map(|l| lane3(position, l)));
+    }
+    if normals {
+        let [mut gx, mut gy, mut gz] = trilinear_gradient(e, [sx, sy, sz], Vec4::ONE);
+        let mut length_squared = gx * gx + gy * gy + gz * gz;
+        let vanishing = !length_squared.cmpge(Vec4::splat(MIN_GRADIENT_SQUARED)).bitmask() & ((1 << lanes) - 1);
+        if vanishing != 0 {
+            let (mut x, mut y, mut z) = (gx.to_array(), gy.to_array(), gz.to_array());
+            let (sx, sy, sz) = (sx.to_array(), sy.to_array(), sz.to_array());
+            for l in (0..lanes).filter(|l| vanishing >> l & 1 != 0) {
+                [x[l], y[l], z[l]] = sign_normal(batch.mask[l], Vec3::new(sx[l], sy[l], sz[l])).to_array();
+            }
+            (gx, gy, gz) = (Vec4::from_array(x), Vec4::from_array(y), Vec4::from_array(z));
+            length_squared = gx * gx + gy * gy + gz * gz;
         }
+        // Every lane is at least `MIN_GRADIENT_SQUARED` long or a unit fallback: the division is
+        // safe. Lane by lane this is `Vec3::normalize`'s arithmetic, so the bits do not depend on
+        // the lane.
+        let scale = length_squared.sqrt().recip();
+        let normal = [(gx * scale).to_array(), (gy * scale).to_array(), (gz * scale).to_array()];
+        if lanes == 4 {
+            out.normals.extend_from_slice(&[lane3(normal, 0), lane3(normal, 1), lane3(normal, 2), lane3(normal, 3)]);
+        } else {
+            out.normals.extend((0..lanes).map(|l| lane3(normal, l)));
+        }
+    }
+    for lane in 0..lanes {
         let (dominant, weights) = corner_materials(batch.mask[lane], batch.materials[lane], blend);
         out.materials.push(dominant);
         if blend {
@@ -314,14 +343,6 @@ fn split_quads(quads: &[[u32; 4]], out: &mut Mesh) {
 
 /// Below this squared length a gradient counts as vanishing (its direction is noise).
 const MIN_GRADIENT_SQUARED: f32 = 1e-12;
-
-/// Normalizes the raw gradients left by `make_vertex`; each is at least `MIN_GRADIENT_SQUARED`
-/// long or already a unit fallback, so the division is safe.
-fn normalize_all(normals: &mut [Vec3]) {
-    for n in normals {
-        *n *= n.length_squared().sqrt().recip();
-    }
-}
 
 /// 1 / (number of cube edges whose ends differ), per 8-bit corner mask (0 for uniform masks).
 const INV_CROSSINGS: [f32; 256] = {
