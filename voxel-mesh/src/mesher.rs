@@ -78,10 +78,8 @@ pub struct Mesher {
     pub(crate) stream: Vec<u64>,
     /// One bit per voxel, set when inside: `words` `u64`s per x row, rows in (z, y) order.
     pub(crate) rows: Vec<u64>,
-    /// Surface Nets: vertex index per cube, two y layers.
+    /// Surface Nets: vertex index + 1 per cube, two y layers.
     pub(crate) cubes: Vec<u32>,
-    /// Surface Nets: the `cubes` entries set, per layer parity, to reset without a full fill.
-    pub(crate) used: [Vec<u32>; 2],
     /// Surface Nets: oriented quads waiting for their diagonal split.
     pub(crate) quads: Vec<[u32; 4]>,
     /// Surface Nets: the cubes whose vertices were handed out, in id order.
@@ -136,7 +134,6 @@ impl Mesher {
             flags: Vec::new(),
             stream: Vec::new(),
             cubes: Vec::new(),
-            used: [Vec::new(), Vec::new()],
             quads: Vec::new(),
             pending: Vec::new(),
             slices: Vec::new(),

@@ -90,19 +90,25 @@ pub(crate) fn stream_with(
 /// and 32^3 chunks with their padding) otherwise end in voxels packed one at a time.
 pub(crate) fn unstream(stream: &[u64], rows: &mut [u64], nx: usize, words: usize) {
     let last_word = if nx % 64 == 0 { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
-    let mut start = 0;
-    for row in rows.chunks_exact_mut(words) {
-        let mut bit = start;
-        for out in row.iter_mut() {
-            let (i, shift) = (bit / 64, bit % 64);
-            // `<< 1 << (63 - shift)` is `<< (64 - shift)`, and 0 when the row starts on a word.
-            *out = stream[i] >> shift | stream[i + 1] << 1 << (63 - shift);
-            bit += 64;
+    // `<< 1 << (63 - shift)` is `<< (64 - shift)`, and 0 when a row starts on a word.
+    let bits_at = |bit: usize| {
+        let (i, shift) = (bit / 64, bit % 64);
+        stream[i] >> shift | stream[i + 1] << 1 << (63 - shift)
+    };
+    if words == 1 {
+        // Chunks up to 62 voxels wide: one word per row, no inner loop.
+        for (r, row) in rows.iter_mut().enumerate() {
+            *row = bits_at(r * nx) & last_word;
+        }
+        return;
+    }
+    for (r, row) in rows.chunks_exact_mut(words).enumerate() {
+        for (w, out) in row.iter_mut().enumerate() {
+            *out = bits_at(r * nx + 64 * w);
         }
         if let Some(last) = row.last_mut() {
             *last &= last_word;
         }
-        start += nx;
     }
 }
 

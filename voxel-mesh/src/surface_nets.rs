@@ -12,12 +12,10 @@
 //! cube's vertex is computed the first time a quad needs it.
 
 use glam::{IVec3, Vec3, Vec4};
-use voxel_core::{VoxelBox, VoxelSource};
+use voxel_core::{Voxel, VoxelBox, VoxelSource};
 
 use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
-
-const NONE: u32 = u32::MAX;
 
 impl Mesher {
     /// Meshes the surface in `region` with Naive Surface Nets, reading one voxel of padding around it.
@@ -53,194 +51,213 @@ impl Mesher {
         };
         let (ncx, ncz) = (g.nx - 1, g.nz - 1);
         self.cubes.clear();
-        self.cubes.resize(2 * ncx * ncz, NONE);
-        self.used.iter_mut().for_each(Vec::clear);
-        self.quads.clear();
-        self.pending.clear();
+        self.cubes.resize(2 * ncx * ncz, 0);
         out.begin(ncx * (g.ny - 1) * ncz);
-        let mut nets = Nets {
-            g,
-            voxels: &self.voxels,
-            rows: &self.rows,
-            cubes: &mut self.cubes,
-            used: &mut self.used,
-            quads: &mut self.quads,
-            pending: &mut self.pending,
-            layer: ncx * ncz,
-            ncx,
-            normals: options.normals,
-            blend: options.blend,
-            out,
-        };
-        nets.run();
-        nets.make_vertices();
+        scan_edges(g, &self.rows, &mut self.cubes, &mut self.quads, &mut self.pending);
+        make_vertices(g, &self.voxels, &self.rows, &self.pending, options, out);
         split_quads(&self.quads, out);
         out.finish();
         Ok(())
     }
 }
 
-struct Nets<'a> {
-    g: Padded,
-    voxels: &'a [voxel_core::Voxel],
-    rows: &'a [u64],
-    cubes: &'a mut [u32],
-    used: &'a mut [Vec<u32>; 2],
-    quads: &'a mut Vec<[u32; 4]>,
-    pending: &'a mut Vec<[u32; 3]>,
-    layer: usize,
-    ncx: usize,
-    normals: bool,
-    blend: bool,
-    out: &'a mut Mesh,
-}
-
-impl Nets<'_> {
-    fn run(&mut self) {
-        let g = self.g;
-        let words = g.words;
-        // Edge origins the region owns: local x in [1, nx - 1).
-        let owned = |w: usize| crate::blocky::range_in_word(w, 1, g.nx - 1);
-        let (own_first, own_last) = (owned(0), owned(words - 1));
-        for y in 1..g.ny - 1 {
-            // The slot of cube layer y last held layer y - 2: reset the entries it set.
-            for &slot in &self.used[y & 1] {
-                self.cubes[slot as usize] = NONE;
-            }
-            self.used[y & 1].clear();
-            for z in 1..g.nz - 1 {
-                let (r, ry, rz) = (g.row(y, z), g.row(y + 1, z), g.row(y, z + 1));
-                for w in 0..words {
-                    let own = match (w == 0, w + 1 == words) {
-                        (true, true) => own_first & own_last,
-                        (true, false) => own_first,
-                        (false, true) => own_last,
-                        (false, false) => u64::MAX,
-                    };
-                    let s = self.rows[r + w];
-                    let next = if w + 1 < words { self.rows[r + w + 1] } else { 0 };
-                    let mut xe = (s ^ ((s >> 1) | (next << 63))) & own;
-                    let mut ye = (s ^ self.rows[ry + w]) & own;
-                    let mut ze = (s ^ self.rows[rz + w]) & own;
-                    while xe != 0 {
-                        let x = w * 64 + xe.trailing_zeros() as usize;
-                        xe &= xe - 1;
-                        let q = [
-                            self.vertex(x, y - 1, z - 1),
-                            self.vertex(x, y, z - 1),
-                            self.vertex(x, y, z),
-                            self.vertex(x, y - 1, z),
-                        ];
-                        self.quad(q, s >> (x % 64) & 1 != 0);
-                    }
-                    while ye != 0 {
-                        let x = w * 64 + ye.trailing_zeros() as usize;
-                        ye &= ye - 1;
-                        let q = [
-                            self.vertex(x - 1, y, z - 1),
-                            self.vertex(x - 1, y, z),
-                            self.vertex(x, y, z),
-                            self.vertex(x, y, z - 1),
-                        ];
-                        self.quad(q, s >> (x % 64) & 1 != 0);
-                    }
-                    while ze != 0 {
-                        let x = w * 64 + ze.trailing_zeros() as usize;
-                        ze &= ze - 1;
-                        let q = [
-                            self.vertex(x - 1, y - 1, z),
-                            self.vertex(x, y - 1, z),
-                            self.vertex(x, y, z),
-                            self.vertex(x - 1, y, z),
-                        ];
-                        self.quad(q, s >> (x % 64) & 1 != 0);
-                    }
+/// Gives a quad to every sign-changing edge the region owns, and an id to every cube a quad
+/// needs, in order of first use; `pending` gets each such cube, `quads` each quad, oriented and
+/// waiting for its split. `cubes` holds two cube layers of ids, all 0 on entry.
+///
+/// Every buffer is an argument (and the vectors locals while the loop runs): the compiler then
+/// knows that writing one never changes another, and keeps lengths and row offsets in registers.
+fn scan_edges(g: Padded, rows: &[u64], cubes: &mut [u32], quads: &mut Vec<[u32; 4]>, pending: &mut Vec<[u32; 3]>) {
+    let mut ids = CubeIds { cubes, pending: core::mem::take(pending), first: [1; 2] };
+    ids.pending.clear();
+    let mut quads_out = core::mem::take(quads);
+    quads_out.clear();
+    let (words, ncx) = (g.words, g.nx - 1);
+    let layer = ncx * (g.nz - 1);
+    // Edge origins the region owns: local x in [1, nx - 1).
+    let owned = |w: usize| crate::blocky::range_in_word(w, 1, g.nx - 1);
+    let (own_first, own_last) = (owned(0), owned(words - 1));
+    for y in 1..g.ny - 1 {
+        ids.start_layer(y);
+        for z in 1..g.nz - 1 {
+            let (r, ry, rz) = (g.row(y, z), g.row(y + 1, z), g.row(y, z + 1));
+            // Slots of x = 0 in the four cube rows around the edges of this row: (y - 1, z - 1),
+            // (y, z - 1), (y, z), (y - 1, z).
+            let below = ((y - 1) & 1) * layer;
+            let here = (y & 1) * layer;
+            let rows4 = [below + ncx * (z - 1), here + ncx * (z - 1), here + ncx * z, below + ncx * z];
+            let cube = |slot: usize, x: usize, cy: usize, cz: usize| (slot + x, [x, cy, cz]);
+            for w in 0..words {
+                // Only the first and the last word hold cubes the region does not own.
+                let own = if w == 0 { own_first } else { u64::MAX } & if w + 1 == words { own_last } else { u64::MAX };
+                let s = rows[r + w];
+                let next = if w + 1 < words { rows[r + w + 1] } else { 0 };
+                let mut xe = (s ^ ((s >> 1) | (next << 63))) & own;
+                let mut ye = (s ^ rows[ry + w]) & own;
+                let mut ze = (s ^ rows[rz + w]) & own;
+                // Quads come counter-clockwise seen from the edge's positive end, and reversed
+                // when the edge's origin is outside (the front then faces -axis). The split
+                // waits for `split_quads`, so this loop never waits on a vertex it just made.
+                let mut quad = |q: [u32; 4], x: usize| {
+                    let origin_inside = s >> (x % 64) & 1 != 0;
+                    quads_out.push(if origin_inside { q } else { [q[0], q[3], q[2], q[1]] });
+                };
+                while xe != 0 {
+                    let x = w * 64 + xe.trailing_zeros() as usize;
+                    xe &= xe - 1;
+                    let q = [
+                        ids.get(cube(rows4[0], x, y - 1, z - 1)),
+                        ids.get(cube(rows4[1], x, y, z - 1)),
+                        ids.get(cube(rows4[2], x, y, z)),
+                        ids.get(cube(rows4[3], x, y - 1, z)),
+                    ];
+                    quad(q, x);
+                }
+                while ye != 0 {
+                    let x = w * 64 + ye.trailing_zeros() as usize;
+                    ye &= ye - 1;
+                    let q = [
+                        ids.get(cube(rows4[1], x - 1, y, z - 1)),
+                        ids.get(cube(rows4[2], x - 1, y, z)),
+                        ids.get(cube(rows4[2], x, y, z)),
+                        ids.get(cube(rows4[1], x, y, z - 1)),
+                    ];
+                    quad(q, x);
+                }
+                while ze != 0 {
+                    let x = w * 64 + ze.trailing_zeros() as usize;
+                    ze &= ze - 1;
+                    let q = [
+                        ids.get(cube(rows4[3], x - 1, y - 1, z)),
+                        ids.get(cube(rows4[3], x, y - 1, z)),
+                        ids.get(cube(rows4[2], x, y, z)),
+                        ids.get(cube(rows4[2], x - 1, y, z)),
+                    ];
+                    quad(q, x);
                 }
             }
         }
     }
+    *quads = quads_out;
+    *pending = ids.pending;
+}
 
-    /// Emits a quad given counter-clockwise seen from the edge's positive end; `origin_inside`
-    /// says the edge leaves the solid there, so the front faces +axis; otherwise it is reversed.
-    /// The split waits for `split_quads`, so this loop never waits on a vertex it just made.
-    #[inline]
-    fn quad(&mut self, q: [u32; 4], origin_inside: bool) {
-        self.quads.push(if origin_inside { q } else { [q[0], q[3], q[2], q[1]] });
+/// Vertex ids of the cubes of two y layers, handed out on first use.
+///
+/// Ids grow in order of first use, and a layer's cubes get theirs while the scan is at that layer
+/// or the next: so an entry is current when it is at least the first id handed out since the
+/// scan reached its layer, and stale (a layer two below) otherwise. No entry is ever reset.
+struct CubeIds<'a> {
+    /// Id + 1 per cube of layers `y & 1` (0: never set).
+    cubes: &'a mut [u32],
+    /// The cubes given ids, in id order.
+    pending: Vec<[u32; 3]>,
+    /// Per layer parity, the first id + 1 of the layer there now.
+    first: [u32; 2],
+}
+
+impl CubeIds<'_> {
+    /// The scan reached layer `y`: ids from now on may belong to its cubes.
+    fn start_layer(&mut self, y: usize) {
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            self.first[y & 1] = self.pending.len() as u32 + 1;
+        }
     }
 
-    /// The vertex id of cube `(cx, cy, cz)` (local min corner), given on first use; the vertex
-    /// itself is made later by `make_vertices`, in a loop of independent iterations that the CPU
-    /// overlaps, instead of here in the middle of the edge scan.
+    /// The vertex id of the cube in `slot`, local min corner `[cx, cy, cz]`, given on first use;
+    /// the vertex itself is made later by `make_vertices`, in a loop of independent iterations
+    /// that the CPU overlaps, instead of here in the middle of the edge scan.
     #[inline(always)]
-    fn vertex(&mut self, cx: usize, cy: usize, cz: usize) -> u32 {
-        let slot = (cy & 1) * self.layer + cx + self.ncx * cz;
+    fn get(&mut self, (slot, [cx, cy, cz]): (usize, [usize; 3])) -> u32 {
         let v = self.cubes[slot];
-        if v != NONE {
-            return v;
+        if v >= self.first[cy & 1] {
+            return v - 1;
         }
+        // Fewer vertices than cubes, and cubes below MAX_MESH_VOLUME (2^24): ids fit.
         #[allow(clippy::cast_possible_truncation)]
-        let v = self.pending.len() as u32;
-        // Local coordinates are below MAX_MESH_VOLUME (2^24).
+        let id = self.pending.len() as u32;
         #[allow(clippy::cast_possible_truncation)]
         self.pending.push([cx as u32, cy as u32, cz as u32]);
-        self.cubes[slot] = v;
-        #[allow(clippy::cast_possible_truncation)]
-        self.used[cy & 1].push(slot as u32);
-        v
+        self.cubes[slot] = id + 1;
+        id
     }
+}
 
-    /// Makes the vertices `vertex` handed out, in id order.
-    fn make_vertices(&mut self) {
-        // Four vertices per step, one per Vec4 lane: every edge and every gradient term is one
-        // vector operation for all four, with no shuffles or horizontal sums. Lanes compute
-        // independently, so a cube's vertex is the same bits whatever lane or chunk it lands in.
-        let mut batch = Batch::default();
-        for (i, &[cx, cy, cz]) in self.pending.iter().enumerate() {
-            let lane = i % 4;
-            self.load_corners(cx as usize, cy as usize, cz as usize, lane, &mut batch);
-            if lane == 3 || i + 1 == self.pending.len() {
-                finish_batch(&batch, lane + 1, self.normals, self.blend, self.out);
-            }
+/// Makes the vertices of the cubes in `pending`, in id order.
+fn make_vertices(
+    g: Padded,
+    voxels: &[Voxel],
+    rows: &[u64],
+    pending: &[[u32; 3]],
+    options: &MeshOptions,
+    out: &mut Mesh,
+) {
+    // Four vertices per step, one per Vec4 lane: every edge and every gradient term is one
+    // vector operation for all four, with no shuffles or horizontal sums. Lanes compute
+    // independently, so a cube's vertex is the same bits whatever lane or chunk it lands in.
+    let mut batch = Batch::default();
+    let mut quads = pending.chunks_exact(4);
+    for four in &mut quads {
+        for (lane, &[cx, cy, cz]) in four.iter().enumerate() {
+            load_corners(g, voxels, rows, cx as usize, cy as usize, cz as usize, lane, &mut batch);
         }
+        finish_batch(&batch, 4, options.normals, options.blend, out);
     }
-
-    /// Fills lane `lane` of `batch` with cube `(cx, cy, cz)`: its corners' effective distances,
-    /// inside mask, materials and position.
-    #[inline(always)]
-    fn load_corners(&self, cx: usize, cy: usize, cz: usize, lane: usize, batch: &mut Batch) {
-        let g = self.g;
-        // Inside bits of the 8 corners (bit k: corner (k & 1, k >> 1 & 1, k >> 2 & 1)) straight
-        // from the packed rows: two adjacent bits per row, four rows. When bit cx is a word's last,
-        // the next word of the row exists (cx + 1 < nx).
-        let b = cx % 64;
-        let pair = |r: usize| -> usize {
-            let high = if b == 63 { self.rows[r + 1] << 1 } else { 0 };
-            ((self.rows[r] >> b | high) & 3) as usize
-        };
-        let r = g.row(cy, cz) + cx / 64;
-        let (ry, rz) = (g.nz * g.words, g.words);
-        let mask = pair(r) | pair(r + ry) << 2 | pair(r + rz) << 4 | pair(r + ry + rz) << 6;
-
-        let (dy, dz) = (g.nx * g.nz, g.nx);
-        let base = g.voxel(cx, cy, cz);
-        // One bounds check for the whole cube: every corner offset is below the block's length.
-        let block = &self.voxels[base..base + dy + dz + 2];
-        let offsets = [0, 1, dy, dy + 1, dz, dz + 1, dy + dz, dy + dz + 1];
-        let mut materials = [0u8; 8];
-        for k in 0..8 {
-            let v = block[offsets[k]];
-            batch.e[k][lane] = EFFECTIVE[((mask >> k) & 1) << 8 | usize::from(v.distance as u8)];
-            materials[k] = v.material;
+    let rest = quads.remainder();
+    if !rest.is_empty() {
+        for (lane, &[cx, cy, cz]) in rest.iter().enumerate() {
+            load_corners(g, voxels, rows, cx as usize, cy as usize, cz as usize, lane, &mut batch);
         }
-        batch.mask[lane] = mask;
-        batch.inv[lane] = INV_CROSSINGS[mask];
-        batch.materials[lane] = u64::from_le_bytes(materials);
-        // Local coordinates are below 2^24, world ones within 2^21: exact in i32 and f32.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-        let corner = (g.origin + IVec3::new(cx as i32, cy as i32, cz as i32)).as_vec3();
-        for axis in 0..3 {
-            batch.corner[axis][lane] = corner[axis];
-        }
+        finish_batch(&batch, rest.len(), options.normals, options.blend, out);
+    }
+}
+
+/// Fills lane `lane` of `batch` with cube `(cx, cy, cz)`: its corners' effective distances,
+/// inside mask, materials and position.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn load_corners(
+    g: Padded,
+    voxels: &[Voxel],
+    rows: &[u64],
+    cx: usize,
+    cy: usize,
+    cz: usize,
+    lane: usize,
+    batch: &mut Batch,
+) {
+    // Inside bits of the 8 corners (bit k: corner (k & 1, k >> 1 & 1, k >> 2 & 1)) straight
+    // from the packed rows: two adjacent bits per row, four rows. When bit cx is a word's last,
+    // the next word of the row exists (cx + 1 < nx).
+    let b = cx % 64;
+    let pair = |r: usize| -> usize {
+        let high = if b == 63 { rows[r + 1] << 1 } else { 0 };
+        ((rows[r] >> b | high) & 3) as usize
+    };
+    let r = g.row(cy, cz) + cx / 64;
+    let (ry, rz) = (g.nz * g.words, g.words);
+    let mask = pair(r) | pair(r + ry) << 2 | pair(r + rz) << 4 | pair(r + ry + rz) << 6;
+
+    let (dy, dz) = (g.nx * g.nz, g.nx);
+    let base = g.voxel(cx, cy, cz);
+    // One bounds check for the whole cube: every corner offset is below the block's length.
+    let block = &voxels[base..base + dy + dz + 2];
+    let offsets = [0, 1, dy, dy + 1, dz, dz + 1, dy + dz, dy + dz + 1];
+    let mut materials = [0u8; 8];
+    for k in 0..8 {
+        let v = block[offsets[k]];
+        batch.e[k][lane] = EFFECTIVE[((mask >> k) & 1) << 8 | usize::from(v.distance as u8)];
+        materials[k] = v.material;
+    }
+    batch.mask[lane] = mask;
+    batch.inv[lane] = INV_CROSSINGS[mask];
+    batch.materials[lane] = u64::from_le_bytes(materials);
+    // Local coordinates are below 2^24, world ones within 2^21: exact in i32 and f32.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+    let corner = (g.origin + IVec3::new(cx as i32, cy as i32, cz as i32)).as_vec3();
+    for axis in 0..3 {
+        batch.corner[axis][lane] = corner[axis];
     }
 }
 
@@ -332,13 +349,35 @@ fn finish_batch(batch: &Batch, lanes: usize, normals: bool, blend: bool, out: &m
 /// Appends the quads to `out`, each split along its shorter diagonal (the two triangles stay
 /// closer to the surface), the quad rotated so the split runs from its corner 0 to its corner 2.
 fn split_quads(quads: &[[u32; 4]], out: &mut Mesh) {
-    for &q in quads {
-        let p = &out.positions;
-        let [pa, pb, pc, pd] = q.map(|i| p[i as usize]);
-        // Branch-free: which diagonal wins is a coin toss the predictor cannot learn.
-        let r = usize::from(pa.distance_squared(pc) > pb.distance_squared(pd));
-        out.push_quad([q[r], q[r + 1], q[r + 2], q[(r + 3) & 3]]);
+    let positions = &out.positions;
+    // The index buffer is sized once and written in place: no capacity or width check per quad.
+    if out.wide {
+        let start = out.indices32.len();
+        out.indices32.resize(start + 6 * quads.len(), 0);
+        for (six, &q) in out.indices32[start..].chunks_exact_mut(6).zip(quads) {
+            six.copy_from_slice(&split(positions, q));
+        }
+    } else {
+        let start = out.indices16.len();
+        out.indices16.resize(start + 6 * quads.len(), 0);
+        for (six, &q) in out.indices16[start..].chunks_exact_mut(6).zip(quads) {
+            // `Mesh::begin` chose narrow indices only when every vertex index fits.
+            #[allow(clippy::cast_possible_truncation)]
+            six.copy_from_slice(&split(positions, q).map(|i| i as u16));
+        }
     }
+}
+
+/// The two triangles of quad `q`, split along its shorter diagonal, as `Mesh::push_quad` writes
+/// them: rotated so the split runs from the quad's corner 0 to its corner 2.
+#[inline(always)]
+fn split(positions: &[Vec3], q: [u32; 4]) -> [u32; 6] {
+    let [pa, pb, pc, pd] = [q[0], q[1], q[2], q[3]].map(|i| positions[i as usize]);
+    // Branch-free (indexing, not `if`): which diagonal wins is a coin toss the predictor cannot
+    // learn.
+    let r = usize::from(pa.distance_squared(pc) > pb.distance_squared(pd));
+    let [a, b, c, d] = [q[r], q[r + 1], q[r + 2], q[(r + 3) & 3]];
+    [a, b, c, a, c, d]
 }
 
 /// Below this squared length a gradient counts as vanishing (its direction is noise).
@@ -426,6 +465,7 @@ const BYTE_MASK: [u64; 256] = {
 };
 
 /// The dominant material of the inside corners and, when asked, the top four with weights.
+#[inline]
 fn corner_materials(mask: usize, packed: u64, want_blend: bool) -> (u8, VertexBlend) {
     #[allow(clippy::cast_possible_truncation)]
     let first = (packed >> (8 * (mask.trailing_zeros() & 7))) as u8;
