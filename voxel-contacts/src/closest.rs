@@ -101,14 +101,15 @@ pub(crate) fn triangle_normal(t: &[Vec3; 3]) -> Option<Vec3> {
 pub(crate) fn sphere(center: Vec3, radius: f32, margin: f32, t: &[Vec3; 3], out: &mut Vec<RawPoint>) -> Outcome {
     // Unnormalized until a contact is certain: culling needs only the sign, reach only squares.
     let n = (t[1] - t[0]).cross(t[2] - t[0]);
-    // Back-face culling: the centre in the negative half-space of the triangle's plane.
-    if n.dot(center - t[0]) < 0.0 {
-        return Outcome::Culled;
-    }
     let (cp, feature) = closest_on_triangle(center, t);
     let delta = center - cp;
     let reach = radius + margin;
-    if !(delta.length_squared() <= reach * reach) {
+    let within = delta.length_squared() <= reach * reach;
+    // Back-face culling: the centre in the negative half-space of the triangle's plane.
+    if n.dot(center - t[0]) < 0.0 {
+        return if within { Outcome::Behind { distance: delta.length() } } else { Outcome::Culled };
+    }
+    if !within {
         return Outcome::Far;
     }
     let Some(n) = n.try_normalize() else { return Outcome::Degenerate };
@@ -132,9 +133,7 @@ pub(crate) fn capsule(a: Vec3, b: Vec3, radius: f32, margin: f32, t: &[Vec3; 3],
     let Some(n) = triangle_normal(t) else { return Outcome::Degenerate };
     let ha = n.dot(a - t[0]);
     let hb = n.dot(b - t[0]);
-    if ha < 0.0 && hb < 0.0 {
-        return Outcome::Culled;
-    }
+    let behind = ha < 0.0 && hb < 0.0;
     let reach = radius + margin;
     // Clip to the prism: inward side normals n x edge.
     let d = b - a;
@@ -173,6 +172,9 @@ pub(crate) fn capsule(a: Vec3, b: Vec3, radius: f32, margin: f32, t: &[Vec3; 3],
         }
     }
     let distance = prism_distance.min(best.0);
+    if behind {
+        return if distance <= reach { Outcome::Behind { distance } } else { Outcome::Culled };
+    }
     if !(distance <= reach) {
         return Outcome::Far;
     }

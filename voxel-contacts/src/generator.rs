@@ -20,6 +20,9 @@ use crate::{ContactError, ContactOptions, ContactReport, FeatureKeys, MAX_POINTS
 #[derive(Clone, Copy, Debug)]
 struct Delayed {
     distance: f32,
+    /// A triangle facing away from the shape: it only voids (ordered after contacts at the same
+    /// distance, so a real contact there is kept).
+    behind: bool,
     triangle: u32,
     feature: Local,
     start: u32,
@@ -119,8 +122,8 @@ impl ContactGenerator {
                 let data = BoxData::new(b.half_extents);
                 let placed = Placed {
                     poly: data.view(),
-                    rotation: Mat3::from_quat(b.pose.rotation),
-                    inverse: Mat3::from_quat(b.pose.rotation).transpose(),
+                    rotation: Mat3::from_quat(b.pose.rotation.normalize()),
+                    inverse: Mat3::from_quat(b.pose.rotation.normalize()).transpose(),
                     translation: b.pose.translation,
                     scale: b.half_extents.max_element(),
                 };
@@ -129,8 +132,8 @@ impl ContactGenerator {
             Shape::Convex { hull, pose } => {
                 let placed = Placed {
                     poly: hull.view(),
-                    rotation: Mat3::from_quat(pose.rotation),
-                    inverse: Mat3::from_quat(pose.rotation).transpose(),
+                    rotation: Mat3::from_quat(pose.rotation.normalize()),
+                    inverse: Mat3::from_quat(pose.rotation.normalize()).transpose(),
                     translation: pose.translation,
                     scale: hull.radius(),
                 };
@@ -177,6 +180,18 @@ impl ContactGenerator {
             match kernel(tri, &mut self.points, &mut self.clip) {
                 Outcome::Degenerate => report.degenerate += 1,
                 Outcome::Culled => report.culled += 1,
+                Outcome::Behind { distance } => {
+                    report.culled += 1;
+                    let start = start as u32;
+                    self.delayed.push(Delayed {
+                        distance,
+                        behind: true,
+                        triangle: i as u32,
+                        feature: Local::Face,
+                        start,
+                        len: 0,
+                    });
+                }
                 Outcome::Far => report.far += 1,
                 Outcome::Touch { feature: Local::Face, .. } => {
                     report.faces += 1;
@@ -191,7 +206,14 @@ impl ContactGenerator {
                 }
                 Outcome::Touch { feature, distance } => {
                     let len = (self.points.len() - start) as u32;
-                    self.delayed.push(Delayed { distance, triangle: i as u32, feature, start: start as u32, len });
+                    self.delayed.push(Delayed {
+                        distance,
+                        behind: false,
+                        triangle: i as u32,
+                        feature,
+                        start: start as u32,
+                        len,
+                    });
                 }
             }
         }
@@ -199,13 +221,21 @@ impl ContactGenerator {
         // Pass 2: delayed contacts by distance (5a); the closer vertex contacts of figure 8 come
         // before the farther edge contact. Ties are broken by triangle and feature, so the order
         // and the result do not depend on the sort algorithm.
-        report.delayed = self.delayed.len();
+        report.delayed = self.delayed.iter().filter(|d| !d.behind).count();
         self.delayed.sort_unstable_by(|a, b| {
-            a.distance.total_cmp(&b.distance).then(a.triangle.cmp(&b.triangle)).then(a.feature.cmp(&b.feature))
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.behind.cmp(&b.behind))
+                .then(a.triangle.cmp(&b.triangle))
+                .then(a.feature.cmp(&b.feature))
         });
         for k in 0..self.delayed.len() {
             let d = self.delayed[k];
             let i = d.triangle as usize;
+            if d.behind {
+                self.void(set, i, keys);
+                continue;
+            }
             let tri = &set.positions[i];
             let ids = &set.vertex_ids[i];
             let voided = match d.feature {
@@ -258,17 +288,21 @@ impl ContactGenerator {
     }
 
     /// True when the feature's spot nearest `point` (the vertex itself, or the point of the edge
-    /// nearest the contact) lies on a voided edge, to a few ulps of the coordinates.
+    /// nearest the contact) lies on a voided edge, to 4 ulps of the largest coordinate.
     fn on_voided_segment(&self, set: &Candidates, tri: &[Vec3; 3], feature: Local, point: Vec3) -> bool {
         let spot = match feature {
             Local::Vertex(a) => tri[a as usize],
             Local::Edge(a, b) => closest_on_segment(point, tri[a as usize], tri[b as usize]),
             Local::Face => return false,
         };
-        let eps = 4e-6 * (1.0 + spot.abs().max_element());
+        let eps = 4.0 * f32::EPSILON * spot.abs().max_element().max(1.0);
         self.voided.triangles.iter().any(|&i| {
             let t = &set.positions[i as usize];
-            (0..3).any(|c| closest_on_segment(spot, t[c], t[(c + 1) % 3]).distance_squared(spot) <= eps * eps)
+            // The triangle's box first: most voided triangles are nowhere near the spot.
+            let (lo, hi) = (t[0].min(t[1]).min(t[2]) - eps, t[0].max(t[1]).max(t[2]) + eps);
+            spot.cmpge(lo).all()
+                && spot.cmple(hi).all()
+                && (0..3).any(|c| closest_on_segment(spot, t[c], t[(c + 1) % 3]).distance_squared(spot) <= eps * eps)
         })
     }
 }
@@ -331,7 +365,7 @@ impl Voided {
             return a != b && self.keys.iter().any(|k| k.contains(&a) && k.contains(&b));
         }
         self.sync();
-        self.edges.contains(&edge_key(a, b))
+        a != b && self.edges.contains(&edge_key(a, b))
     }
 }
 
@@ -369,6 +403,10 @@ fn emit<S: ContactSink + ?Sized>(
     let feature = feature_of(local, set.vertex_ids[i]);
     let triangle = set.ids[i];
     for p in points {
+        // Extreme but finite input can still overflow on the way; such a contact is dropped.
+        if !(p.point.is_finite() && p.normal.is_finite() && p.depth.is_finite()) {
+            continue;
+        }
         let contact = Contact { point: p.point, normal: p.normal, depth: p.depth, triangle, feature };
         if reduce {
             kept.push(contact);

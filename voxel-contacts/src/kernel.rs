@@ -33,8 +33,12 @@ pub(crate) struct RawPoint {
 pub(crate) enum Outcome {
     /// No area, or a non-finite vertex.
     Degenerate,
-    /// The shape lies behind the triangle's plane.
+    /// The shape lies behind the triangle's plane, beyond reach.
     Culled,
+    /// The shape lies behind the triangle's plane but within reach, at `distance`: no contact,
+    /// but the triangle still voids its features in the delayed pass (a closer triangle that
+    /// faces away still proves a farther contact on its edge is no local minimum).
+    Behind { distance: f32 },
     /// Farther than the inflated radius.
     Far,
     /// A potential contact on `feature`; `distance` orders the delayed pass (seed 001, 5a).

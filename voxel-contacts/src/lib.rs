@@ -73,6 +73,11 @@ pub use generator::ContactGenerator;
 pub use shape::{Capsule, ConvexPolyhedron, Cuboid, Pose, Shape, Sphere};
 pub use voxel_core::{Contact, ContactSink, Feature};
 
+/// The largest coordinate, radius or extent a shape may have (and a convex polyhedron's points):
+/// beyond it, squared distances and cross products overflow `f32`, and such shapes are refused
+/// with [`ContactError::InvalidShape`] (or [`ContactError::InvalidPolyhedron`]).
+pub const MAX_SHAPE_COORDINATE: f32 = 1e9;
+
 /// The most contact points a reduced manifold keeps.
 pub const MAX_POINTS: usize = 4;
 
@@ -134,7 +139,8 @@ pub struct ContactReport {
 /// Why a query was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContactError {
-    /// A shape parameter is not finite, a radius or extent is negative, or a rotation is not unit.
+    /// A shape parameter is not finite or beyond [`MAX_SHAPE_COORDINATE`], a radius or extent is
+    /// negative, or a rotation is not unit.
     InvalidShape,
     /// A query option is out of range.
     InvalidOptions(&'static str),

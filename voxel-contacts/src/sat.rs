@@ -6,8 +6,9 @@
 //! fail on; the winning axis also names the triangle feature the voiding pass needs (triangle
 //! normal: face; shape face: the triangle's deepest vertex or edge; edge pair: the triangle edge),
 //! which GJK would have to recover afterwards. When separated by less than the contact distance,
-//! the separation along the best axis is a lower bound of the distance (exact for face-vertex and
-//! edge-edge closest features), which is what a speculative contact wants.
+//! the contact comes from the exact closest features (shape vertex against the triangle, triangle
+//! vertex against a shape face, edge against edge), so delayed contacts are ordered by true
+//! distance.
 
 use glam::{Mat3, Vec3};
 
@@ -56,12 +57,14 @@ impl ClipScratch {
         let mut k = 0;
         for &q in src {
             let dq = side.dot(q) - offset;
-            if (dp >= 0.0) != (dq >= 0.0) {
+            // A convex loop gains one vertex per plane at most (`start` made room for that);
+            // the guard keeps a malformed one from writing past the buffer.
+            if (dp >= 0.0) != (dq >= 0.0) && k < dst.len() {
                 let s = dp / (dp - dq);
                 dst[k] = p + (q - p) * s;
                 k += 1;
             }
-            if dq >= 0.0 {
+            if dq >= 0.0 && k < dst.len() {
                 dst[k] = q;
                 k += 1;
             }
@@ -264,7 +267,13 @@ pub(crate) fn polytope(
     let (pmin, pmax) = poly.project(n);
     // The whole shape behind the triangle's plane.
     if pmax < d0 {
-        return Outcome::Culled;
+        if pmax < d0 - margin {
+            return Outcome::Culled;
+        }
+        // Within reach behind the plane: the distance for the voiding pass. Wholly behind the
+        // plane, the shape is disjoint from the triangle (or touches it), and -n separates them.
+        let (distance, ..) = closest_features(poly, &t, -n, -d0);
+        return if distance <= margin { Outcome::Behind { distance } } else { Outcome::Culled };
     }
     let tol = 1e-4 * (1.0 + shape.scale);
     let mut best_sep = pmin - d0;

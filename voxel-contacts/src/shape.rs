@@ -139,15 +139,18 @@ impl ConvexPolyhedron {
     /// Builds the polyhedron from points and faces (each face a loop of at least 3 point indices,
     /// counter-clockwise from outside).
     ///
-    /// Errors: no points or faces, non-finite points, an index out of range, a face with fewer than
-    /// 3 points or no area, or a point more than 1e-3 of the shape's size outside a face's plane
-    /// (not convex, or faces wound inwards).
+    /// Errors: fewer than 4 points or faces, non-finite points or points beyond
+    /// [`MAX_SHAPE_COORDINATE`](crate::MAX_SHAPE_COORDINATE), an index out of range, a face with
+    /// fewer than 3 points, a repeated point or no area, a face that is not a flat convex loop, an
+    /// edge not shared by exactly two faces in opposite directions (an open or inconsistently
+    /// wound surface), or a point more than 1e-3 of the shape's size outside a face's plane (not
+    /// convex, or faces wound inwards).
     pub fn new(points: Vec<Vec3>, faces: &[Vec<u32>]) -> Result<Self, ContactError> {
         if points.len() < 4 || faces.len() < 4 {
             return Err(ContactError::InvalidPolyhedron("a polyhedron needs at least 4 points and 4 faces"));
         }
-        if !points.iter().all(|p| p.is_finite()) {
-            return Err(ContactError::InvalidPolyhedron("non-finite point"));
+        if !points.iter().all(|p| p.is_finite() && p.abs().max_element() <= crate::MAX_SHAPE_COORDINATE) {
+            return Err(ContactError::InvalidPolyhedron("non-finite or huge point"));
         }
         let size = Aabb::from_points(points.iter().copied()).size().max_element().max(f32::MIN_POSITIVE);
         let tolerance = 1e-3 * size;
@@ -163,12 +166,22 @@ impl ConvexPolyhedron {
             bounds: (Vec3::ZERO, Vec3::ZERO),
         };
         let mut seen: ahash::AHashSet<(u32, u32)> = ahash::AHashSet::new();
+        // Directed edges: each must appear once, and its reverse once (closed, consistently wound).
+        let mut directed: ahash::AHashSet<(u32, u32)> = ahash::AHashSet::new();
         for face in faces {
             if face.len() < 3 {
                 return Err(ContactError::InvalidPolyhedron("a face has fewer than 3 points"));
             }
             if face.iter().any(|&i| i as usize >= hull.points.len()) {
                 return Err(ContactError::InvalidPolyhedron("face index out of range"));
+            }
+            for (k, &i) in face.iter().enumerate() {
+                if face[k + 1..].contains(&i) {
+                    return Err(ContactError::InvalidPolyhedron("a face repeats a point"));
+                }
+                if !directed.insert((i, face[(k + 1) % face.len()])) {
+                    return Err(ContactError::InvalidPolyhedron("an edge is used twice in one direction"));
+                }
             }
             // Newell's normal: robust for any planar (or nearly planar) polygon.
             let mut n = Vec3::ZERO;
@@ -183,6 +196,15 @@ impl ConvexPolyhedron {
                 return Err(ContactError::InvalidPolyhedron("a face has no area"));
             };
             centroid /= face.len() as f32;
+            // Flat and convex: every point on the plane, every corner turning the same way.
+            for (k, &i) in face.iter().enumerate() {
+                let p = hull.points[i as usize];
+                let q = hull.points[face[(k + 1) % face.len()] as usize];
+                let r = hull.points[face[(k + 2) % face.len()] as usize];
+                if (p - centroid).dot(n).abs() > tolerance || (q - p).cross(r - q).dot(n) < -tolerance * tolerance {
+                    return Err(ContactError::InvalidPolyhedron("a face is not a flat convex loop"));
+                }
+            }
             hull.normals.push(n);
             hull.offsets.push(n.dot(centroid));
             hull.face_indices.extend_from_slice(face);
@@ -193,6 +215,9 @@ impl ConvexPolyhedron {
                     hull.edges.push([i.min(j), i.max(j)]);
                 }
             }
+        }
+        if directed.iter().any(|&(i, j)| !directed.contains(&(j, i))) {
+            return Err(ContactError::InvalidPolyhedron("an edge is not shared by two faces: the surface is open"));
         }
         for (&n, &d) in hull.normals.iter().zip(&hull.offsets) {
             if hull.points.iter().any(|&p| n.dot(p) - d > tolerance) {
@@ -375,23 +400,31 @@ impl Shape<'_> {
             Shape::Sphere(s) => Aabb::new(s.center - s.radius, s.center + s.radius),
             Shape::Capsule(c) => Aabb::new(c.a.min(c.b) - c.radius, c.a.max(c.b) + c.radius),
             Shape::Cuboid(b) => {
-                let m = glam::Mat3::from_quat(b.pose.rotation);
+                let m = glam::Mat3::from_quat(b.pose.rotation.normalize());
                 let e = m.x_axis.abs() * b.half_extents.x
                     + m.y_axis.abs() * b.half_extents.y
                     + m.z_axis.abs() * b.half_extents.z;
                 Aabb::new(b.pose.translation - e, b.pose.translation + e)
             }
-            Shape::Convex { hull, pose } => Aabb::from_points(hull.points.iter().map(|&p| pose.transform_point(p))),
+            Shape::Convex { hull, pose } => {
+                let pose = Pose::new(pose.rotation.normalize(), pose.translation);
+                Aabb::from_points(hull.points.iter().map(|&p| pose.transform_point(p)))
+            }
         }
     }
 
-    /// Checks the parameters: finite, radii and extents non-negative, rotations unit length.
+    /// Checks the parameters: finite and within [`MAX_SHAPE_COORDINATE`](crate::MAX_SHAPE_COORDINATE),
+    /// radii and extents non-negative, rotations unit length (to 1e-3; they are normalized for use).
     pub fn validate(&self) -> Result<(), ContactError> {
+        let max = crate::MAX_SHAPE_COORDINATE;
+        let v = |p: Vec3| p.is_finite() && p.abs().max_element() <= max;
+        let r = |x: f32| x.is_finite() && (0.0..=max).contains(&x);
+        let pose_ok = |p: &Pose| p.is_valid() && v(p.translation);
         let ok = match *self {
-            Shape::Sphere(s) => s.center.is_finite() && s.radius.is_finite() && s.radius >= 0.0,
-            Shape::Capsule(c) => c.a.is_finite() && c.b.is_finite() && c.radius.is_finite() && c.radius >= 0.0,
-            Shape::Cuboid(b) => b.pose.is_valid() && b.half_extents.is_finite() && b.half_extents.min_element() >= 0.0,
-            Shape::Convex { pose, .. } => pose.is_valid(),
+            Shape::Sphere(s) => v(s.center) && r(s.radius),
+            Shape::Capsule(c) => v(c.a) && v(c.b) && r(c.radius),
+            Shape::Cuboid(b) => pose_ok(&b.pose) && v(b.half_extents) && b.half_extents.min_element() >= 0.0,
+            Shape::Convex { pose, .. } => pose_ok(&pose),
         };
         if ok { Ok(()) } else { Err(ContactError::InvalidShape) }
     }

@@ -82,10 +82,31 @@ fn queries_allocate_nothing_after_warm_up() {
         }
         total
     };
-    let warm = run(&mut set, &mut generator, &mut out);
+    // A wide box on a fine plane voids more triangles than the scanned set holds: the hashed
+    // path runs too.
+    let fine = common::plane(Vec3::new(0.0, 30.0, 0.0), 32, 0.125, 3);
+    let wide = Shape::Cuboid(Cuboid {
+        half_extents: Vec3::new(1.2, 0.3, 1.1),
+        pose: Pose::from_translation(Vec3::new(2.0, 30.29, 2.0)),
+    });
+    let big = |set: &mut Candidates, generator: &mut ContactGenerator, out: &mut Vec<Contact>| {
+        gather_all(std::slice::from_ref(&fine), &wide.aabb().grow(0.05), set);
+        out.clear();
+        let report = generator
+            .generate(
+                &wide,
+                set,
+                &ContactOptions { contact_distance: 0.05, max_points: 0, ..ContactOptions::default() },
+                out,
+            )
+            .unwrap();
+        assert!(report.faces > 24, "{report:?}");
+        out.len()
+    };
+    let warm = run(&mut set, &mut generator, &mut out) + big(&mut set, &mut generator, &mut out);
     assert!(warm > 1000, "the queries must touch the terrain ({warm} contacts)");
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let again = run(&mut set, &mut generator, &mut out);
+    let again = run(&mut set, &mut generator, &mut out) + big(&mut set, &mut generator, &mut out);
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(warm, again);
     assert_eq!(after - before, 0, "allocations after warm-up");

@@ -133,3 +133,48 @@ fn seams_at_an_angle_with_a_step_and_at_t_junctions() {
         assert!(touched > 2850, "{name}: {touched} queries of 3000 touched ({contacts} contacts)");
     }
 }
+
+/// A jagged height field (cells of 1, random heights in +-0.6), one clean mesh: neighbours often
+/// face away from a ball whose centre is outside the solid, and must still void (their closer
+/// points prove a farther edge contact is no local minimum).
+fn jagged(n: usize, seed: u64) -> (Soup, impl Fn(f32, f32) -> f32) {
+    let mut rng = Rng(seed);
+    let heights: Vec<f32> = (0..(n + 1) * (n + 1)).map(|_| rng.range(-0.6, 0.6)).collect();
+    let mut soup = Soup::default();
+    for z in 0..=n {
+        for x in 0..=n {
+            soup.positions.push(Vec3::new(x as f32, heights[z * (n + 1) + x], z as f32));
+        }
+    }
+    let id = |x: usize, z: usize| (z * (n + 1) + x) as u32;
+    for z in 0..n {
+        for x in 0..n {
+            soup.triangles.push([id(x, z), id(x, z + 1), id(x + 1, z + 1)]);
+            soup.triangles.push([id(x, z), id(x + 1, z + 1), id(x + 1, z)]);
+        }
+    }
+    // The surface's height at (x, z): the triangle of the cell under it, interpolated.
+    let h = move |x: f32, z: f32| {
+        let (cx, cz) = ((x.floor() as usize).min(n - 1), (z.floor() as usize).min(n - 1));
+        let (fx, fz) = (x - cx as f32, z - cz as f32);
+        let at = |i: usize, k: usize| heights[(cz + k) * (n + 1) + cx + i];
+        if fz >= fx {
+            // Triangle (0,0), (0,1), (1,1).
+            at(0, 0) + (at(1, 1) - at(0, 1)) * fx + (at(0, 1) - at(0, 0)) * fz
+        } else {
+            // Triangle (0,0), (1,1), (1,0).
+            at(0, 0) + (at(1, 0) - at(0, 0)) * fx + (at(1, 1) - at(1, 0)) * fz
+        }
+    };
+    (soup, h)
+}
+
+#[test]
+fn jagged_height_fields_with_faces_turned_away() {
+    for seed in 0..6 {
+        let (soup, h) = jagged(8, 40 + seed);
+        let above = |c: Vec3| c.x > 1.0 && c.z > 1.0 && c.x < 7.0 && c.z < 7.0 && c.y > h(c.x, c.z) + 1e-3;
+        let (contacts, touched) = press(std::slice::from_ref(&soup), 3000, 70 + seed, above);
+        assert!(touched > 2500, "{touched} of 3000 queries touched ({contacts} contacts)");
+    }
+}

@@ -97,3 +97,33 @@ fn box_resting_on_top_near_the_ledge_gets_the_top_normal() {
     assert_eq!(out.len(), 4, "{out:?}");
     assert!(out.iter().all(|c| angle(c.normal, Vec3::Y) < 1e-5 && (c.depth - 0.01).abs() < 1e-5), "{out:?}");
 }
+
+#[test]
+fn a_small_step_far_from_the_origin_keeps_its_edge() {
+    // Three separate meshes (position keys): floor (y = 0, x <= x0), a wall facing -x up to h,
+    // and the top (y = h, x >= x0). A ball resting on the floor and pressed 5 mm into the step's
+    // top edge must get that edge's contact, however far from the origin the step is (the
+    // T-junction rule voids only spots within a few ulps of a voided edge).
+    for x0 in [0.0f32, 1000.0, 10000.0] {
+        let h = 0.02;
+        let mut set = Candidates::new();
+        let quad = |set: &mut Candidates, id: u32, p: [Vec3; 4]| {
+            set.push(id, [p[0], p[1], p[2]], [id * 4, id * 4 + 1, id * 4 + 2]);
+            set.push(id + 100, [p[0], p[2], p[3]], [id * 4, id * 4 + 2, id * 4 + 3]);
+        };
+        let v = |x: f32, y: f32, z: f32| Vec3::new(x0 + x, y, z);
+        quad(&mut set, 1, [v(-2.0, 0.0, -1.0), v(-2.0, 0.0, 1.0), v(0.0, 0.0, 1.0), v(0.0, 0.0, -1.0)]);
+        quad(&mut set, 2, [v(0.0, 0.0, -1.0), v(0.0, 0.0, 1.0), v(0.0, h, 1.0), v(0.0, h, -1.0)]);
+        quad(&mut set, 3, [v(0.0, h, -1.0), v(0.0, h, 1.0), v(2.0, h, 1.0), v(2.0, h, -1.0)]);
+        let center = v(-0.125, 0.499, 0.1);
+        let mut out: Vec<Contact> = Vec::new();
+        let options = ContactOptions { contact_distance: 0.0, keys: FeatureKeys::Positions, max_points: 0 };
+        ContactGenerator::new()
+            .generate(&Shape::Sphere(Sphere { center, radius: 0.5 }), &set, &options, &mut out)
+            .unwrap();
+        let corner = out.iter().find(|c| c.normal.x < -0.1);
+        let corner = corner.unwrap_or_else(|| panic!("x0 = {x0}: the step's edge was voided: {out:?}"));
+        assert!((corner.point.y - h).abs() < 1e-3 && (corner.point.x - x0).abs() < 2e-3, "{corner:?}");
+        assert!(out.iter().any(|c| c.normal == Vec3::Y), "x0 = {x0}: the floor's face contact: {out:?}");
+    }
+}

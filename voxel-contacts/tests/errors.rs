@@ -43,6 +43,58 @@ fn non_finite_or_negative_shapes_are_refused() {
 }
 
 #[test]
+fn huge_finite_shapes_are_refused_not_turned_into_nan() {
+    let big = voxel_contacts::MAX_SHAPE_COORDINATE * 2.0;
+    let bad = [
+        Shape::Sphere(Sphere { center: Vec3::new(0.1, 1e20, 0.2), radius: 1e20 }),
+        Shape::Sphere(Sphere { center: Vec3::ZERO, radius: big }),
+        Shape::Capsule(Capsule { a: Vec3::new(-3e38, 0.5, -3e38), b: Vec3::new(3e38, 0.5, 3e38), radius: 0.5 }),
+        Shape::Cuboid(Cuboid {
+            half_extents: Vec3::splat(2e38),
+            pose: Pose::new(Quat::from_rotation_x(0.3), Vec3::ZERO),
+        }),
+        Shape::Cuboid(Cuboid { half_extents: Vec3::ONE, pose: Pose::from_translation(Vec3::new(big, 0.0, 0.0)) }),
+    ];
+    for shape in bad {
+        let mut out: Vec<Contact> = Vec::new();
+        assert_eq!(
+            ContactGenerator::new().generate(&shape, &floor(), &ContactOptions::default(), &mut out),
+            Err(ContactError::InvalidShape),
+            "{shape:?}"
+        );
+        assert!(out.is_empty());
+    }
+    // Within the limit, far from the origin: finite contacts.
+    let far = Vec3::new(1e6, 0.0, -1e6);
+    let mut set = Candidates::new();
+    set.push(
+        0,
+        [far + Vec3::new(-4.0, 0.0, -4.0), far + Vec3::new(-4.0, 0.0, 4.0), far + Vec3::new(4.0, 0.0, 0.0)],
+        [0, 1, 2],
+    );
+    let mut out: Vec<Contact> = Vec::new();
+    let ball = Shape::Sphere(Sphere { center: far + Vec3::new(0.0, 0.4, 0.0), radius: 0.5 });
+    ContactGenerator::new().generate(&ball, &set, &ContactOptions::default(), &mut out).unwrap();
+    assert_eq!(out.len(), 1);
+    assert!(out[0].point.is_finite() && (out[0].depth - 0.1).abs() < 0.07);
+}
+
+#[test]
+fn rotations_slightly_off_unit_still_give_unit_normals() {
+    // |q| = 1.0009: accepted (within 1e-3), normalized before use.
+    let q = Quat::from_rotation_z(core::f32::consts::FRAC_PI_4) * 1.0009;
+    let slab =
+        Shape::Cuboid(Cuboid { half_extents: Vec3::new(0.3, 0.3, 0.3), pose: Pose::new(q, Vec3::new(0.0, 0.4, 0.0)) });
+    let mut out: Vec<Contact> = Vec::new();
+    ContactGenerator::new().generate(&slab, &floor(), &ContactOptions::default(), &mut out).unwrap();
+    assert!(!out.is_empty());
+    for c in &out {
+        assert!((c.normal.length() - 1.0).abs() < 1e-5, "{c:?}");
+        assert!(c.normal.cross(Vec3::Y).length() < 1e-5, "{c:?}");
+    }
+}
+
+#[test]
 fn bad_options_are_refused() {
     let ball = Shape::Sphere(Sphere { center: Vec3::new(0.0, 0.4, 0.0), radius: 0.5 });
     let mut generator = ContactGenerator::new();
@@ -183,6 +235,22 @@ fn malformed_polyhedra_are_refused() {
         ("two-point face", cube.clone(), vec![vec![0, 1], vec![0, 1, 2], vec![0, 2, 3], vec![1, 2, 3]]),
         ("too few faces", cube.clone(), faces[..3].to_vec()),
         ("flat face", cube.clone(), vec![vec![0, 1, 1], vec![0, 1, 2], vec![0, 2, 3], vec![1, 2, 3]]),
+        ("a face looping twice", cube.clone(), {
+            let mut f = faces.clone();
+            f[2] = vec![2, 6, 7, 3, 2, 6, 7, 3];
+            f
+        }),
+        ("a self-crossing face", cube.clone(), {
+            let mut f = faces.clone();
+            f[2] = vec![2, 7, 6, 3];
+            f
+        }),
+        (
+            "open: top and bottom missing",
+            cube.clone(),
+            vec![faces[0].clone(), faces[1].clone(), faces[4].clone(), faces[5].clone()],
+        ),
+        ("huge point", cube.iter().map(|&p| p * 1e10).collect(), faces.clone()),
     ] {
         assert!(matches!(ConvexPolyhedron::new(points, &faces), Err(ContactError::InvalidPolyhedron(_))), "{name}");
     }
