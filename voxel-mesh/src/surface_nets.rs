@@ -465,13 +465,21 @@ const BYTE_MASK: [u64; 256] = {
 };
 
 /// The dominant material of the inside corners and, when asked, the top four with weights.
-#[inline]
+///
+/// Inlined for the common case, one material among the inside corners; the counting is apart.
+#[inline(always)]
 fn corner_materials(mask: usize, packed: u64, want_blend: bool) -> (u8, VertexBlend) {
     #[allow(clippy::cast_possible_truncation)]
     let first = (packed >> (8 * (mask.trailing_zeros() & 7))) as u8;
     if (packed ^ (u64::from(first) * 0x0101_0101_0101_0101)) & BYTE_MASK[mask] == 0 {
         return (first, VertexBlend { ids: [first, 0, 0, 0], weights: [255, 0, 0, 0] });
     }
+    mixed_materials(mask, packed, want_blend)
+}
+
+/// `corner_materials` where the inside corners hold more than one material.
+#[inline(never)]
+fn mixed_materials(mask: usize, packed: u64, want_blend: bool) -> (u8, VertexBlend) {
     let mut ids = [0u8; 8];
     let mut counts = [0u32; 8];
     let mut n = 0;
