@@ -95,6 +95,8 @@ const NO_FACE: usize = 3;
 /// A ray's state while it walks: the current cell and the next plane crossing on each axis.
 struct Walk {
     origin: [f32; 3],
+    /// The ray direction, for guesses only (crossing times use `inv`).
+    dir: [f32; 3],
     inv: [f32; 3],
     /// +1, -1, or 0 on an axis the ray is parallel to (zero or subnormal direction component).
     step: [i32; 3],
@@ -139,14 +141,14 @@ impl Walk {
     /// the last cell whose entry crossing happened before; the exit point's floor guesses it and a
     /// search over `known..=limit` corrects the guess, so rounding cannot make a skip disagree
     /// with the voxel walk.
-    fn cell_at(&self, a: usize, known: i32, limit: i32, at: f32, e: usize, guess: f32) -> i32 {
+    fn cell_at(&self, a: usize, known: i32, limit: i32, at: f32, e: usize, guess: i32) -> i32 {
         let before = |t: f32| t < at || (t == at && a < e);
         if self.step[a] > 0 {
             // Cell c is entered through plane c.
-            last_true(known, limit, guess as i32, |c| before(self.cross_time(a, c as f32)))
+            last_true(known, limit, guess, |c| before(self.cross_time(a, c as f32)))
         } else {
             // Cell c is entered through plane c + 1; walk in u = -c so cells still grow.
-            -last_true(-known, -limit, -(guess as i32), |u| before(self.cross_time(a, (1 - u) as f32)))
+            -last_true(-known, -limit, guess.saturating_neg(), |u| before(self.cross_time(a, (1 - u) as f32)))
         }
     }
 
@@ -175,7 +177,7 @@ impl Walk {
                 continue;
             }
             let limit = if self.step[a] > 0 { hi[a] } else { lo[a] };
-            let guess = (self.origin[a] + at / self.inv[a]).floor();
+            let guess = saturate_i32(floor_i64(self.origin[a] + at * self.dir[a]));
             self.cell[a] = self.cell_at(a, self.cell[a], limit, at, e, guess);
         }
         self.cell[e] = exit_plane[e] - i32::from(self.step[e] < 0);
@@ -184,6 +186,22 @@ impl Walk {
         self.set_planes();
         true
     }
+}
+
+/// `x.floor()` as an integer, saturating far outside the `i64` range (and 0 for NaN, which no
+/// caller passes). Baseline x86-64 has no floor instruction, and `f32::floor` is a libm call that
+/// cost a third of a clear-air ray's instructions.
+#[inline(always)]
+fn floor_i64(x: f32) -> i64 {
+    let i = x as i64;
+    // Truncation rounds towards zero: one less for negative non-integers. Beyond 2^23 every f32
+    // is an integer, so `i as f32` is exact wherever the comparison can be true.
+    i.saturating_sub(i64::from((i as f32) > x))
+}
+
+#[inline(always)]
+fn saturate_i32(x: i64) -> i32 {
+    x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
 /// The largest `c` in `first..=last` with `pred(c)`, for `pred` true up to some point and false
@@ -239,6 +257,7 @@ impl Occupancy {
         let dir = ray.dir.to_array();
         let mut walk = Walk {
             origin,
+            dir,
             inv: [0.0; 3],
             step: [0; 3],
             cell: [0; 3],
@@ -279,7 +298,7 @@ impl Occupancy {
     /// the box). `false` when the ray misses the box within `max_t`.
     fn enter(&self, walk: &mut Walk, lo: [i32; 3], hi: [i32; 3], max_t: f32) -> bool {
         // Saturating: a huge origin lands far outside, and is handled as any outside origin.
-        let start = walk.origin.map(|o| o.floor() as i64);
+        let start = walk.origin.map(floor_i64);
         let mut at = -1.0f32;
         let mut e = NO_FACE;
         for a in 0..3 {
@@ -331,7 +350,7 @@ impl Occupancy {
                 } else {
                     (start[a].min(i64::from(hi[a])) as i32, lo[a])
                 };
-                let guess = (walk.origin[a] + at / walk.inv[a]).floor();
+                let guess = saturate_i32(floor_i64(walk.origin[a] + at * walk.dir[a]));
                 walk.cell[a] = walk.cell_at(a, known, limit, at, e, guess);
             }
         }
@@ -435,4 +454,38 @@ fn hit(walk: &Walk, ray: &Ray) -> RayHit {
     // On the face plane exactly, whatever the rounding of origin + t * dir.
     point[a] = (walk.cell[a] + i32::from(positive)) as f32;
     RayHit { voxel, face: Some(Face { axis: Axis::from_index(a), positive }), t: walk.t, point }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::floor_i64;
+
+    #[test]
+    fn floor_i64_equals_f32_floor() {
+        let xs = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1.5,
+            -1.5,
+            2.999_999_8,
+            -2.999_999_8,
+            8_388_607.5,
+            -8_388_607.5,
+            1e10,
+            -1e10,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+        ];
+        for x in xs {
+            assert_eq!(floor_i64(x), x.floor() as i64, "{x}");
+        }
+        assert_eq!(floor_i64(f32::MAX), i64::MAX);
+        assert_eq!(floor_i64(f32::MIN), i64::MIN);
+    }
 }

@@ -55,15 +55,17 @@ pub struct Occupancy {
     pub(crate) bits: Vec<u64>,
     /// One brick mask per slot.
     pub(crate) bricks: Vec<u64>,
+    /// Per slot, the box of its solid voxels (voxel-exact, world coordinates).
+    solid_boxes: Vec<VoxelBox>,
     /// Slots freed by refreshes that emptied a chunk, reused first.
     free: Vec<u32>,
-    /// The union of the non-empty bricks, within the world box: rays are clipped to it, so a ray
-    /// that passes above the terrain costs a slab test (parry's chunk BVH root does the same).
+    /// The box of every solid voxel (exact to the voxel): rays are clipped to it, so a ray that
+    /// passes above the terrain costs a slab test (parry's chunk BVH root does the same).
     pub(crate) solid_bounds: VoxelBox,
 }
 
-/// What one chunk's read produced.
-type ChunkBits = Option<(Box<[u64; CHUNK_WORDS]>, u64)>;
+/// What one chunk's read produced: its bits, brick mask and the box of its solid voxels.
+type ChunkBits = Option<(Box<[u64; CHUNK_WORDS]>, u64, VoxelBox)>;
 
 impl Occupancy {
     /// Builds the occupancy of `world` from `source`, reading one chunk at a time (chunks in
@@ -91,6 +93,7 @@ impl Occupancy {
             table: vec![EMPTY; chunks as usize],
             bits: Vec::new(),
             bricks: Vec::new(),
+            solid_boxes: Vec::new(),
             free: Vec::new(),
             solid_bounds: VoxelBox::EMPTY,
         };
@@ -135,28 +138,19 @@ impl Occupancy {
         for (key, result) in keys.iter().zip(results) {
             self.store_chunk(*key, result);
         }
-        self.solid_bounds = self.brick_bounds();
+        self.solid_bounds = self.voxel_bounds();
         Ok(())
     }
 
-    /// The box of every non-empty brick, clipped to the world box; one pass over the chunk table.
-    fn brick_bounds(&self) -> VoxelBox {
+    /// The box of every solid voxel: one pass over the chunk table.
+    fn voxel_bounds(&self) -> VoxelBox {
         let mut bounds = VoxelBox::EMPTY;
-        for key in VoxelBox::new(IVec3::ZERO, self.dims).iter() {
-            let slot = self.table[self.chunk_index(key)];
-            if slot == EMPTY {
-                continue;
-            }
-            let mut mask = self.bricks[slot as usize];
-            while mask != 0 {
-                let b = mask.trailing_zeros() as i32;
-                mask &= mask - 1;
-                let brick = IVec3::new(b & 3, b >> 4, (b >> 2) & 3);
-                let min = self.world.min + key * CHUNK_EDGE + brick * BRICK_EDGE;
-                bounds = bounds.union(&VoxelBox::from_min_size(min, IVec3::splat(BRICK_EDGE)));
+        for &slot in &self.table {
+            if slot != EMPTY {
+                bounds = bounds.union(&self.solid_boxes[slot as usize]);
             }
         }
-        bounds.intersection(&self.world)
+        bounds
     }
 
     fn store_chunk(&mut self, key: IVec3, result: ChunkBits) {
@@ -169,7 +163,7 @@ impl Occupancy {
                     self.table[index] = EMPTY;
                 }
             }
-            Some((bits, mask)) => {
+            Some((bits, mask, solid_box)) => {
                 let slot = if old != EMPTY {
                     old
                 } else if let Some(slot) = self.free.pop() {
@@ -178,11 +172,13 @@ impl Occupancy {
                     let slot = self.bricks.len() as u32;
                     self.bits.resize(self.bits.len() + CHUNK_WORDS, 0);
                     self.bricks.push(0);
+                    self.solid_boxes.push(VoxelBox::EMPTY);
                     slot
                 };
                 let start = slot as usize * CHUNK_WORDS;
                 self.bits[start..start + CHUNK_WORDS].copy_from_slice(&bits[..]);
                 self.bricks[slot as usize] = mask;
+                self.solid_boxes[slot as usize] = solid_box;
                 self.table[index] = slot;
             }
         }
@@ -225,7 +221,11 @@ impl Occupancy {
     /// Bytes held on the heap: the chunk table, the bits and brick masks of stored chunks (and of
     /// slots freed by refreshes, kept for reuse).
     pub fn heap_bytes(&self) -> usize {
-        self.table.capacity() * 4 + self.bits.capacity() * 8 + self.bricks.capacity() * 8 + self.free.capacity() * 4
+        self.table.capacity() * 4
+            + self.bits.capacity() * 8
+            + self.bricks.capacity() * 8
+            + self.solid_boxes.capacity() * size_of::<VoxelBox>()
+            + self.free.capacity() * 4
     }
 
     /// [`Occupancy::heap_bytes`] per voxel of the world box.
@@ -261,6 +261,8 @@ fn chunk_bits<S: VoxelSource>(
     let (sx, sz) = (size.x as usize, size.z as usize);
     let mut bits = Box::new([0u64; CHUNK_WORDS]);
     let mut mask = 0u64;
+    // The box of the solid voxels, chunk-relative: lo inclusive, hi exclusive.
+    let (mut lo, mut hi) = (IVec3::splat(CHUNK_EDGE), IVec3::ZERO);
     // One row of up to 32 voxels along x becomes one half of a word: rows z and z + 1 share it.
     for (r, row) in buf.chunks_exact(sx).enumerate() {
         let (z, y) = (r % sz, r / sz);
@@ -271,6 +273,9 @@ fn chunk_bits<S: VoxelSource>(
         if word == 0 {
             continue;
         }
+        let row = IVec3::new(0, y as i32, z as i32);
+        lo = lo.min(row.with_x(word.trailing_zeros() as i32));
+        hi = hi.max((row + IVec3::ONE).with_x(32 - word.leading_zeros() as i32));
         let row_index = z + CHUNK_EDGE as usize * y;
         bits[row_index >> 1] |= u64::from(word) << (32 * (row_index & 1));
         for bx in 0..4 {
@@ -279,5 +284,5 @@ fn chunk_bits<S: VoxelSource>(
             }
         }
     }
-    Ok(if mask == 0 { None } else { Some((bits, mask)) })
+    Ok(if mask == 0 { None } else { Some((bits, mask, VoxelBox::new(min + lo, min + hi))) })
 }
