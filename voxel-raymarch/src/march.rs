@@ -21,7 +21,7 @@
 //! entered at `t <= max_t`. The property tests compare every result with a plain per-voxel walk that
 //! follows this definition.
 
-use glam::{IVec3, Vec3};
+use glam::{BVec3A, IVec3, Vec3, Vec3A, Vec3Swizzles};
 use voxel_core::Ray;
 
 use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, Occupancy};
@@ -360,12 +360,26 @@ impl Occupancy {
     }
 
     /// The voxel walk from the walk's current cell, which lies inside the world box.
+    ///
+    /// Inside a stored chunk the walk keeps, in registers: the next crossing time on each axis
+    /// (`t`), the one after it (`t_after`, computed a step ahead so that the choice of the next
+    /// axis waits on nothing but a compare and a blend), the next planes, the bit index in the
+    /// chunk and the chunk-relative cell packed as three 8-bit fields. One step takes no branch
+    /// but the loop's own exits: a random ray's crossing order defeats a branch predictor.
     fn walk(&self, walk: &mut Walk, ray: &Ray, max_t: f32) -> Option<RayHit> {
         let world_min = self.world.min;
-        // Access index offsets of one step on each axis (x fastest, then z, then y).
-        let index_step = [walk.step[0], walk.step[1] * CHUNK_EDGE * CHUNK_EDGE, walk.step[2] * CHUNK_EDGE];
-        // The chunk-relative coordinate a step lands on when it enters a new brick.
-        let brick_entry = walk.step.map(|s| if s > 0 { 0 } else { BRICK_EDGE - 1 });
+        let origin = Vec3A::from_array(walk.origin);
+        let inv = Vec3A::from_array(walk.inv);
+        let step = Vec3A::from_array(walk.step.map(|s| s as f32));
+        // By the nearest-crossing mask's `bitmask` (1, 2 or 4; 8 entries spare a bounds check), what one step adds to
+        // the bit index (x fastest, then z, then y) and to the packed cell.
+        let mut index_delta = [0i32; 8];
+        let mut packed_delta = [0u32; 8];
+        for a in 0..3 {
+            let index_step = [1, CHUNK_EDGE * CHUNK_EDGE, CHUNK_EDGE][a];
+            index_delta[1 << a] = walk.step[a] * index_step;
+            packed_delta[1 << a] = (walk.step[a] << (8 * a)) as u32;
+        }
         'chunks: loop {
             let rel = IVec3::from_array(walk.cell) - world_min;
             let key = rel >> CHUNK_BITS;
@@ -385,61 +399,103 @@ impl Occupancy {
             let words: &[u64; CHUNK_WORDS] =
                 self.bits[start..start + CHUNK_WORDS].try_into().expect("a slot holds CHUNK_WORDS words");
             let bricks = self.bricks[slot as usize];
-            let mut local = (rel & (CHUNK_EDGE - 1)).to_array();
-            let mut index = local[0] + CHUNK_EDGE * (local[2] + CHUNK_EDGE * local[1]);
-            let mut new_brick = true;
-            loop {
-                if new_brick {
-                    let brick = (local[0] >> 3) + 4 * (local[2] >> 3) + 16 * (local[1] >> 3);
-                    if bricks >> brick & 1 == 0 {
-                        let brick_min = chunk_min + (IVec3::from_array(local) & !(BRICK_EDGE - 1));
-                        walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
-                        let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
-                        if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
-                            || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
-                        {
-                            return None;
-                        }
-                        continue 'chunks;
-                    }
+            let local = rel & (CHUNK_EDGE - 1);
+            if bricks >> brick_of(local) & 1 == 0 {
+                let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
+                let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
+                if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
+                    || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
+                {
+                    return None;
                 }
-                // `& (CHUNK_WORDS - 1)` is a no-op (the index stays inside the chunk) that lets
-                // the compiler drop the bounds check.
+                continue 'chunks;
+            }
+            let mut index = local.x + CHUNK_EDGE * (local.z + CHUNK_EDGE * local.y);
+            // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
+            // borrows from or carries into the next field, bit 3 of a field flips exactly when
+            // the step enters a new brick, and a field outside 64..96 has left the chunk.
+            let mut packed = (local.x + 64) as u32 | ((local.y + 64) as u32) << 8 | ((local.z + 64) as u32) << 16;
+            let mut t = Vec3A::from_array(walk.t_next);
+            let mut plane = Vec3A::from_array(walk.plane);
+            let mut t_after = (plane + step - origin) * inv;
+            let (mut t_cell, mut face) = (walk.t, walk.face);
+            loop {
+                // The cell's bit; a new brick's mask was checked on entry.
                 if words[(index >> 6) as usize & (CHUNK_WORDS - 1)] >> (index & 63) & 1 != 0 {
-                    walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
+                    walk.cell = (chunk_min + unpack(packed)).to_array();
+                    (walk.t, walk.face) = (t_cell, face);
                     return Some(hit(walk, ray));
                 }
-                let t = &walk.t_next;
-                // The nearest crossing; ties go to the lower axis.
-                let a = if t[0] <= t[1] {
-                    if t[0] <= t[2] { 0 } else { 2 }
-                } else if t[1] <= t[2] {
-                    1
-                } else {
-                    2
-                };
-                let t_cross = t[a];
+                let nearest = nearest_mask(t);
+                let t_cross = t.min_element();
                 if !(t_cross <= max_t) {
                     return None;
                 }
-                walk.t = t_cross;
-                walk.face = a;
-                walk.plane[a] += walk.step[a] as f32;
-                walk.t_next[a] = walk.cross_time(a, walk.plane[a]);
-                local[a] += walk.step[a];
-                index += index_step[a];
-                if local[a] as u32 >= CHUNK_EDGE as u32 {
+                let bits = nearest.bitmask() as usize & 7;
+                t_cell = t_cross;
+                face = bits.trailing_zeros() as usize;
+                plane = Vec3A::select(nearest, plane + step, plane);
+                t = Vec3A::select(nearest, t_after, t);
+                t_after = Vec3A::select(nearest, (plane + step - origin) * inv, t_after);
+                index += index_delta[bits];
+                let before = packed;
+                packed = packed.wrapping_add(packed_delta[bits]);
+                if (before ^ packed) & 0x08_0808 == 0 {
+                    continue;
+                }
+                // A new brick, maybe in a new chunk.
+                walk.cell = (chunk_min + unpack(packed)).to_array();
+                (walk.t, walk.face) = (t_cell, face);
+                walk.t_next = t.to_array();
+                walk.plane = plane.to_array();
+                if packed & 0xE0_E0E0 != 0x40_4040 {
                     // Left the working chunk: look the next one up (or leave the world).
-                    walk.cell = (chunk_min + IVec3::from_array(local)).to_array();
                     if !self.solid_bounds.contains(IVec3::from_array(walk.cell)) {
                         return None;
                     }
                     continue 'chunks;
                 }
-                new_brick = local[a] & (BRICK_EDGE - 1) == brick_entry[a];
+                let local = unpack(packed);
+                if bricks >> brick_of(local) & 1 == 0 {
+                    let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
+                    let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
+                    if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
+                        || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
+                    {
+                        return None;
+                    }
+                    continue 'chunks;
+                }
             }
         }
     }
+}
+
+/// The bit of a chunk's brick mask that holds chunk-relative cell `local`.
+#[inline(always)]
+fn brick_of(local: IVec3) -> i32 {
+    (local.x >> 3) + 4 * (local.z >> 3) + 16 * (local.y >> 3)
+}
+
+/// The chunk-relative cell of a packed one (see [`Occupancy::walk`]).
+#[inline(always)]
+fn unpack(packed: u32) -> IVec3 {
+    IVec3::new((packed & 0xff) as i32, (packed >> 8 & 0xff) as i32, (packed >> 16 & 0xff) as i32) - IVec3::splat(64)
+}
+
+/// The lane of the smallest crossing time, ties to the lower axis (x, y, z), as a mask with one
+/// lane set (when every lane is infinite, x's). `t` holds no NaN.
+#[inline(always)]
+fn nearest_mask(t: Vec3A) -> BVec3A {
+    // Lane i against lane i + 1 and lane i + 2 (mod 3): x wins ties against both, y against z
+    // only, z against neither.
+    let next = t.yzx();
+    let after = t.zxy();
+    let against_next =
+        (t.cmple(next) & BVec3A::new(true, true, false)) | (t.cmplt(next) & BVec3A::new(false, false, true));
+    let against_after =
+        (t.cmple(after) & BVec3A::new(true, false, false)) | (t.cmplt(after) & BVec3A::new(false, true, true));
+    against_next & against_after
 }
 
 /// The hit at the walk's current cell.
