@@ -173,17 +173,40 @@ impl Walk {
             return false;
         }
         for a in 0..3 {
-            if a == e || self.step[a] == 0 {
+            if self.step[a] == 0 {
+                // Parallel: the cell stays, and so does the infinite crossing time.
                 continue;
             }
-            let limit = if self.step[a] > 0 { hi[a] } else { lo[a] };
-            let guess = saturate_i32(floor_i64(self.origin[a] + at * self.dir[a]));
-            self.cell[a] = self.cell_at(a, self.cell[a], limit, at, e, guess);
+            let up = self.step[a] > 0;
+            // Cell c is entered through plane `c + !up` and left through plane `c + up`.
+            let cell = if a == e {
+                exit_plane[e] - i32::from(!up)
+            } else {
+                let (known, limit) = (self.cell[a], if up { hi[a] } else { lo[a] });
+                let guess = saturate_i32(floor_i64(self.origin[a] + at * self.dir[a]));
+                let guess = if up { guess.max(known).min(limit) } else { guess.min(known).max(limit) };
+                // The guess is right when its entry crossing came before the exit and the
+                // crossing that leaves it did not: checked with the walk's own crossing times,
+                // whose second one is the next crossing time the walk needs anyway.
+                let before = |t: f32| t < at || (t == at && a < e);
+                let leave_t = self.cross_time(a, (guess + i32::from(up)) as f32);
+                if (guess == known || before(self.cross_time(a, (guess + i32::from(!up)) as f32)))
+                    && (guess == limit || !before(leave_t))
+                {
+                    self.cell[a] = guess;
+                    self.plane[a] = (guess + i32::from(up)) as f32;
+                    self.t_next[a] = leave_t;
+                    continue;
+                }
+                self.cell_at(a, known, limit, at, e, guess)
+            };
+            self.cell[a] = cell;
+            let k = (cell + i32::from(up)) as f32;
+            self.plane[a] = k;
+            self.t_next[a] = self.cross_time(a, k);
         }
-        self.cell[e] = exit_plane[e] - i32::from(self.step[e] < 0);
         self.t = at;
         self.face = e;
-        self.set_planes();
         true
     }
 }
@@ -438,12 +461,14 @@ impl Occupancy {
                 t = Vec3A::select(nearest, t_after, t);
                 t_after = Vec3A::select(nearest, (plane + step - origin) * inv, t_after);
                 index += index_delta[bits];
-                let before = packed;
                 packed = packed.wrapping_add(packed_delta[bits]);
-                if (before ^ packed) & 0x08_0808 == 0 {
+                // Brick crossings come every few steps in no pattern a predictor learns: the
+                // brick's bit is read on every step, and the loop leaves only when the step left
+                // the chunk or entered an empty brick.
+                let outside = packed & 0xE0_E0E0 != 0x40_4040;
+                if !outside & (bricks >> packed_brick(packed) & 1 != 0) {
                     continue;
                 }
-                // A new brick, maybe in a new chunk.
                 walk.cell = (chunk_min + unpack(packed)).to_array();
                 (walk.t, walk.face) = (t_cell, face);
                 walk.t_next = t.to_array();
@@ -456,7 +481,7 @@ impl Occupancy {
                     continue 'chunks;
                 }
                 let local = unpack(packed);
-                if bricks >> brick_of(local) & 1 == 0 {
+                {
                     let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
                     let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
                     if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
@@ -475,6 +500,12 @@ impl Occupancy {
 #[inline(always)]
 fn brick_of(local: IVec3) -> i32 {
     (local.x >> 3) + 4 * (local.z >> 3) + 16 * (local.y >> 3)
+}
+
+/// [`brick_of`] a packed cell: bits 3 and 4 of the x, y and z bytes to bits 0-1, 4-5 and 2-3.
+#[inline(always)]
+fn packed_brick(packed: u32) -> u32 {
+    (packed >> 3 & 0b11) | (packed >> 7 & 0b11_0000) | (packed >> 17 & 0b1100)
 }
 
 /// The chunk-relative cell of a packed one (see [`Occupancy::walk`]).
