@@ -199,12 +199,8 @@ fn unit_faces(g: Padded, rows: &[u64], voxels: &[Voxel], options: &MeshOptions, 
                 voxels: &voxels[g.voxel(0, y, z)..g.voxel(0, y, z) + g.nx],
             };
             for w in 0..words {
-                let own = match (w == 0, w + 1 == words) {
-                    (true, true) => own_first & own_last,
-                    (true, false) => own_first,
-                    (false, true) => own_last,
-                    (false, false) => u64::MAX,
-                };
+                // Only the first and the last word hold voxels the region does not own.
+                let own = if w == 0 { own_first } else { u64::MAX } & if w + 1 == words { own_last } else { u64::MAX };
                 let s = rows[r + w] & own;
                 if s == 0 {
                     continue;

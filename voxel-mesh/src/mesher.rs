@@ -72,7 +72,7 @@ impl MeshOptions {
 pub struct Mesher {
     /// The padded region as read.
     pub(crate) voxels: Vec<Voxel>,
-    /// One byte per voxel, 1 when inside, on the way to `rows`.
+    /// One byte per voxel, 1 when inside, on the way to `stream` (the portable packing path).
     pub(crate) flags: Vec<u8>,
     /// The inside bits of every voxel laid end to end, on the way to `rows`.
     pub(crate) stream: Vec<u64>,
@@ -191,7 +191,7 @@ impl Mesher {
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
         match self.set {
-            Some(set) => pack::stream_set(&self.voxels, &mut self.stream, set),
+            Some(set) => pack::stream_set(&self.voxels, &mut self.flags, &mut self.stream, set),
             None => {
                 let inside = &self.inside;
                 pack::stream_with(&self.voxels, &mut self.flags, &mut self.stream, |v| {

@@ -40,18 +40,16 @@ impl MaterialSet {
 }
 
 /// Sets `stream` to one bit per voxel (see [`unstream`]): distance negative and material in
-/// `set`.
-pub(crate) fn stream_set(voxels: &[Voxel], stream: &mut Vec<u64>, set: MaterialSet) {
+/// `set`. `flags` is the portable path's scratch (other targets than x86_64).
+pub(crate) fn stream_set(voxels: &[Voxel], flags: &mut Vec<u8>, stream: &mut Vec<u64>, set: MaterialSet) {
     #[cfg(target_arch = "x86_64")]
     {
+        let _ = flags;
         // SAFETY: SSE2 is part of the x86_64 baseline, enabled on every x86_64 target.
         unsafe { sse2::stream_set(voxels, stream, set) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut flags = Vec::new();
-        stream_with(voxels, &mut flags, stream, |v| (v.distance < 0) & set.contains(v.material));
-    }
+    stream_with(voxels, flags, stream, |v| (v.distance < 0) & set.contains(v.material));
 }
 
 /// Sets `stream` to one bit per voxel, `inside(v)`: first one flag byte per voxel over the whole
@@ -255,7 +253,7 @@ mod tests {
                 let inside: [bool; 256] = core::array::from_fn(|m| table(m as u8));
                 let set = MaterialSet::from_table(&inside).expect("fast-path shape");
                 let (mut fast, mut slow) = (vec![u64::MAX; 3], Vec::new());
-                stream_set(&voxels, &mut fast, set);
+                stream_set(&voxels, &mut Vec::new(), &mut fast, set);
                 stream_with(&voxels, &mut Vec::new(), &mut slow, |v| (v.distance < 0) & inside[v.material as usize]);
                 assert_eq!(fast, slow, "nx {nx}, set {set:?}");
                 // Rows cut from the stream hold exactly their voxels' bits.
