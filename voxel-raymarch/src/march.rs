@@ -303,12 +303,32 @@ impl Occupancy {
         if bounds.is_empty() {
             return None;
         }
-        let lo = bounds.min.to_array();
-        let hi = (bounds.max - IVec3::ONE).to_array();
-        if !self.enter(&mut walk, lo, hi, max_t) {
+        // The common case, an origin inside the bounds, in SIMD lanes: the cell, the next planes
+        // and their crossing times with the same formula as `set_planes`.
+        let o = Vec3A::from(ray.origin);
+        let cell = o.floor();
+        let in_slab = cell.cmpge(bounds.min.as_vec3a()) & cell.cmplt(bounds.max.as_vec3a());
+        let moving = BVec3A::from_array(walk.step.map(|s| s != 0));
+        if in_slab.all() {
+            let up = Vec3A::from_array(walk.step.map(|s| if s > 0 { 1.0 } else { 0.0 }));
+            let plane = cell + up;
+            let t_next = Vec3A::select(moving, (plane - o) * Vec3A::from_array(walk.inv), Vec3A::INFINITY);
+            // Inside the bounds every coordinate is below 2^23: exact as an i32.
+            walk.cell = cell.as_ivec3().to_array();
+            walk.plane = plane.to_array();
+            walk.t_next = t_next.to_array();
+        } else if (!in_slab & !moving).any() {
+            // Outside the bounds' slab on an axis the ray is parallel to (a horizontal ray above
+            // the terrain): it never enters.
             return None;
+        } else {
+            let lo = bounds.min.to_array();
+            let hi = (bounds.max - IVec3::ONE).to_array();
+            if !self.enter(&mut walk, lo, hi, max_t) {
+                return None;
+            }
+            walk.set_planes();
         }
-        walk.set_planes();
         // Early exit of the seed: the ray ends in the voxel it starts in (a particle at rest).
         if walk.t_next[0].min(walk.t_next[1]).min(walk.t_next[2]) > max_t {
             let cell = IVec3::from_array(walk.cell);
