@@ -289,14 +289,14 @@ impl Occupancy {
             plane: [0.0; 3],
             t_next: [f32::INFINITY; 3],
         };
-        for (a, d) in dir.into_iter().enumerate() {
-            let inv = 1.0 / d;
-            // Zero (either sign) and subnormal components: parallel to that axis's planes.
-            if inv.is_finite() {
-                walk.inv[a] = inv;
-                walk.step[a] = if d > 0.0 { 1 } else { -1 };
-            }
-        }
+        let d = Vec3A::from(ray.dir);
+        let inv = Vec3A::ONE / d;
+        // Zero (either sign) and subnormal components: parallel to that axis's planes.
+        let moving = inv.is_finite_mask();
+        let up = d.cmpgt(Vec3A::ZERO);
+        walk.inv = Vec3A::select(moving, inv, Vec3A::ZERO).to_array();
+        let step = Vec3A::select(moving, Vec3A::select(up, Vec3A::ONE, Vec3A::NEG_ONE), Vec3A::ZERO);
+        walk.step = step.as_ivec3().to_array();
         // Every solid voxel lies in `solid_bounds`: the walk starts where the ray enters it and
         // ends where it leaves it (the seed's "outside the map" exit, on a tighter box).
         let bounds = self.solid_bounds;
@@ -308,10 +308,8 @@ impl Occupancy {
         let o = Vec3A::from(ray.origin);
         let cell = o.floor();
         let in_slab = cell.cmpge(bounds.min.as_vec3a()) & cell.cmplt(bounds.max.as_vec3a());
-        let moving = BVec3A::from_array(walk.step.map(|s| s != 0));
         if in_slab.all() {
-            let up = Vec3A::from_array(walk.step.map(|s| if s > 0 { 1.0 } else { 0.0 }));
-            let plane = cell + up;
+            let plane = cell + Vec3A::select(up & moving, Vec3A::ONE, Vec3A::ZERO);
             let t_next = Vec3A::select(moving, (plane - o) * Vec3A::from_array(walk.inv), Vec3A::INFINITY);
             // Inside the bounds every coordinate is below 2^23: exact as an i32.
             walk.cell = cell.as_ivec3().to_array();
@@ -414,15 +412,11 @@ impl Occupancy {
         let origin = Vec3A::from_array(walk.origin);
         let inv = Vec3A::from_array(walk.inv);
         let step = Vec3A::from_array(walk.step.map(|s| s as f32));
-        // By the nearest-crossing mask's `bitmask` (1, 2 or 4; 8 entries spare a bounds check), what one step adds to
-        // the bit index (x fastest, then z, then y) and to the packed cell.
-        let mut index_delta = [0i32; 8];
-        let mut packed_delta = [0u32; 8];
-        for a in 0..3 {
-            let index_step = [1, CHUNK_EDGE * CHUNK_EDGE, CHUNK_EDGE][a];
-            index_delta[1 << a] = walk.step[a] * index_step;
-            packed_delta[1 << a] = (walk.step[a] << (8 * a)) as u32;
-        }
+        // By the nearest-crossing mask's `bitmask` (1, 2 or 4; 8 entries spare a bounds check),
+        // what one step adds to the bit index (x fastest, then z, then y) and to the packed cell.
+        let [sx, sy, sz] = walk.step;
+        let index_delta = [0, sx, sy * CHUNK_EDGE * CHUNK_EDGE, 0, sz * CHUNK_EDGE, 0, 0, 0];
+        let packed_delta = [0, sx as u32, (sy << 8) as u32, 0, (sz << 16) as u32, 0, 0, 0];
         'chunks: loop {
             let rel = IVec3::from_array(walk.cell) - world_min;
             let key = rel >> CHUNK_BITS;
