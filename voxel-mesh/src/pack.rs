@@ -130,7 +130,7 @@ pub(crate) fn any_set_and_clear(stream: &[u64], len: usize) -> (bool, bool) {
 mod sse2 {
     use core::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_slli_epi16, _mm_srai_epi16, _mm_srli_epi16, _mm_sub_epi8,
+        _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
     };
 
     use super::MaterialSet;
@@ -163,9 +163,9 @@ mod sse2 {
         let (lo, hi) = unsafe {
             (_mm_loadu_si128(bytes.as_ptr().cast()), _mm_loadu_si128(bytes.as_ptr().add(16).cast::<__m128i>()))
         };
-        // Distances sit in the low byte of each 16-bit lane, materials in the high byte.
-        let distances =
-            _mm_packs_epi16(_mm_srai_epi16(_mm_slli_epi16(lo, 8), 8), _mm_srai_epi16(_mm_slli_epi16(hi, 8), 8));
+        // Distances sit in the low byte of each 16-bit lane, materials in the high byte. Shifted
+        // up, a distance's lane has its sign, and the signed pack keeps it (saturating the rest).
+        let distances = _mm_packs_epi16(_mm_slli_epi16(lo, 8), _mm_slli_epi16(hi, 8));
         let materials = _mm_packus_epi16(_mm_srli_epi16(lo, 8), _mm_srli_epi16(hi, 8));
         // m - lo <= hi - lo, unsigned: min(m - lo, span) == m - lo.
         let offset = _mm_sub_epi8(materials, set.lo);
