@@ -1,16 +1,16 @@
-//! The chunk map: building masks from a `VoxelSource`, rebuilding after edits, and the overlap test.
+//! The chunk map: building masks from a `VoxelSource` and rebuilding them after edits.
 //!
-//! Seed `000_ce04cac11e01e96d.txt`, "Bit broadphase: overlap test": the object's box in voxel space,
-//! per chunk an XZ mask from two lookup tables, then one AND per covered Y slice.
+//! Seed `000_ce04cac11e01e96d.txt`, "Bit broadphase: construction": per chunk, a 10^3 read
+//! dilated into two 8^3 masks; chunks full of one phase are tagged, empty ones not stored.
 
 use ahash::AHashMap;
-use glam::{IVec3, Vec3};
-use voxel_core::{Aabb, RegionHint, Voxel, VoxelBox, VoxelSource};
+use glam::IVec3;
+use voxel_core::{RegionHint, Voxel, VoxelBox, VoxelSource};
 
-use crate::BroadphaseError;
-use crate::index::{self, ChunkIndex};
-use crate::masks::{self, Built, CHUNK_EDGE, MASKS_X, MASKS_Z, READ_EDGE, SliceMask};
+use crate::index::{self, ChunkIndex, FIRST_SLOT};
+use crate::masks::{self, BlockRows, Built, CHUNK_EDGE, SliceMask};
 use crate::pairs::Object;
+use crate::{BroadphaseError, Reach};
 
 /// How far past an object's box the test looks, in voxels (the "grow by one voxel"): a
 /// contact margin, so pairs appear one voxel before the surfaces touch.
@@ -72,13 +72,23 @@ pub struct ChunkHit {
 #[derive(Clone, Debug)]
 pub struct Broadphase {
     pub(crate) chunks: ChunkIndex,
-    /// Solid and water masks of partial chunks, by index; freed slots are reused.
-    pub(crate) masks: Vec<[SliceMask; 2]>,
-    pub(crate) free: Vec<u32>,
+    /// Masks of partial chunks, one cache line each: a chunk's solid mask, then its water mask
+    /// when it has water (most chunks have none, and a query then reads one line per chunk).
+    /// Slots 0 and 1 stay empty ([`index::Code`]); freed slots are reused.
+    pub(crate) masks: Vec<Slot>,
+    /// Freed single slots (chunks without water) and freed pairs (chunks with water).
+    free_single: Vec<u32>,
+    free_pair: Vec<u32>,
+    pub(crate) reach: Reach,
     pub(crate) objects: AHashMap<u32, Object>,
-    /// Scratch for the 10^3 reads.
+    /// Scratch for the block reads.
     scratch: Vec<Voxel>,
 }
+
+/// One mask on its own cache line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(align(64))]
+pub(crate) struct Slot(pub [u64; 8]);
 
 /// Memory of the chunk data, from [`Broadphase::memory`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,7 +97,7 @@ pub struct MemoryStats {
     pub full_chunks: usize,
     /// Chunks with masks.
     pub partial_chunks: usize,
-    /// Bytes of masks (128 per partial chunk: 2 bits per voxel).
+    /// Bytes of masks: 64 per partial chunk without water (1 bit per voxel), 128 with water.
     pub mask_bytes: usize,
     /// Bytes of masks, the chunk map and the free list together.
     pub bytes: usize,
@@ -98,10 +108,26 @@ impl Broadphase {
     pub fn new() -> Self {
         Self {
             chunks: ChunkIndex::default(),
-            masks: Vec::new(),
-            free: Vec::new(),
+            masks: vec![Slot::default(); FIRST_SLOT as usize],
+            free_single: Vec::new(),
+            free_pair: Vec::new(),
+            reach: Reach::default(),
             objects: AHashMap::new(),
             scratch: Vec::new(),
+        }
+    }
+
+    /// Which mask bits queries test ([`Reach::SurfaceNets`] unless set).
+    pub fn reach(&self) -> Reach {
+        self.reach
+    }
+
+    /// Makes queries test the mask bits of `reach`, and re-tests every tracked object: pairs that
+    /// appear or disappear go to `events` (in id order).
+    pub fn set_reach(&mut self, reach: Reach, events: &mut Vec<crate::PairEvent>) {
+        if reach != self.reach {
+            self.reach = reach;
+            self.refresh_objects_touching(None, events);
         }
     }
 
@@ -114,6 +140,8 @@ impl Broadphase {
         let keys = region.grow(1).chunk_keys(CHUNK_EDGE);
         bp.chunks = ChunkIndex::with_grid(keys);
         bp.rebuild_chunks(source, keys)?;
+        // The mask slots grew by doubling; a built world keeps only what it uses.
+        bp.masks.shrink_to_fit();
         Ok(bp)
     }
 
@@ -132,9 +160,7 @@ impl Broadphase {
         // A chunk reads one voxel past its box, so it depends on `dirty` grown by one.
         let keys = dirty.grow(1).chunk_keys(CHUNK_EDGE);
         let rebuilt = self.rebuild_chunks(source, keys)?;
-        // Keys were checked against MAX_COORDINATE above, so this cannot overflow.
-        let touched = VoxelBox::new(keys.min * CHUNK_EDGE, keys.max * CHUNK_EDGE);
-        self.refresh_objects_touching(&touched, events);
+        self.refresh_objects_touching(Some(&keys), events);
         Ok(rebuilt)
     }
 
@@ -160,26 +186,31 @@ impl Broadphase {
         let class = built.as_ref().and_then(classify);
         let code = match (class, built) {
             (Some(ChunkClass::Partial), Some(b)) => {
-                let slot = [b.solid, b.water];
-                let i = match self.free.pop() {
-                    Some(i) => {
-                        self.masks[i as usize] = slot;
-                        i
-                    }
+                let has_water = !b.water.is_empty();
+                let (free, count) = if has_water { (&mut self.free_pair, 2) } else { (&mut self.free_single, 1) };
+                let slot = match free.pop() {
+                    Some(slot) => slot,
                     None => {
-                        self.masks.push(slot);
-                        (self.masks.len() - 1) as u32
+                        let slot = self.masks.len() as u32;
+                        self.masks.resize(self.masks.len() + count, Slot::default());
+                        slot
                     }
                 };
-                index::PARTIAL_BASE + i
+                self.masks[slot as usize] = Slot(b.solid.0);
+                if has_water {
+                    self.masks[slot as usize + 1] = Slot(b.water.0);
+                }
+                index::partial(slot, has_water)
             }
             (Some(ChunkClass::FullSolid), _) => index::FULL_SOLID,
-            (Some(_), _) => index::FULL_WATER,
-            (None, _) => index::EMPTY,
+            (Some(ChunkClass::FullWater), _) => index::FULL_WATER,
+            // A class comes only from a built chunk, so `(Some(Partial), None)` never happens.
+            _ => index::EMPTY,
         };
         let old = self.chunks.set(key, code);
-        if old >= index::PARTIAL_BASE {
-            self.free.push(old - index::PARTIAL_BASE);
+        if index::is_partial(old) {
+            let slot = index::solid_slot(old) as u32;
+            if index::water_slot(old) != 0 { self.free_pair.push(slot) } else { self.free_single.push(slot) }
         }
     }
 
@@ -196,14 +227,13 @@ impl Broadphase {
     /// The dilated (solid, water) masks of chunk `key`: all ones for the phase of a full chunk,
     /// `None` for an empty one.
     pub fn chunk_masks(&self, key: IVec3) -> Option<(SliceMask, SliceMask)> {
-        let pick = |on: bool| if on { SliceMask::FULL } else { SliceMask::default() };
         match self.chunks.get(key) {
             index::EMPTY => None,
             index::FULL_SOLID => Some((SliceMask::FULL, SliceMask::default())),
-            index::FULL_WATER => Some((SliceMask::default(), pick(true))),
+            index::FULL_WATER => Some((SliceMask::default(), SliceMask::FULL)),
             code => {
-                let [s, w] = self.masks[(code - index::PARTIAL_BASE) as usize];
-                Some((s, w))
+                let mask = |slot: usize| SliceMask(self.masks[slot].0);
+                Some((mask(index::solid_slot(code)), mask(index::water_slot(code))))
             }
         }
     }
@@ -215,93 +245,13 @@ impl Broadphase {
 
     /// Memory of the chunk data.
     pub fn memory(&self) -> MemoryStats {
-        let partial_chunks = self.chunks.codes().filter(|c| *c >= index::PARTIAL_BASE).count();
-        let mask_bytes = self.masks.capacity() * size_of::<[SliceMask; 2]>();
+        let partial_chunks = self.chunks.codes().filter(|c| index::is_partial(*c)).count();
+        let mask_bytes = self.masks.capacity() * size_of::<Slot>();
         MemoryStats {
             full_chunks: self.chunks.len() - partial_chunks,
             partial_chunks,
             mask_bytes,
-            bytes: mask_bytes + self.chunks.bytes() + self.free.capacity() * 4,
-        }
-    }
-
-    /// Every stored chunk the box `aabb` (world units = voxels, grown by [`QUERY_MARGIN`]) touches
-    /// with solid or water, in key order (`y`, then `z`, then `x`), into `out` (cleared first).
-    ///
-    /// A voxel `p` stands for the cell `[p, p + 1)`; with the dilation, any surface a mesher makes
-    /// from the voxels lies in marked cells, so a box that touches no marked cell touches no
-    /// geometry. NaN, infinite or inverted boxes give [`BroadphaseError::InvalidAabb`]; boxes
-    /// spanning more than [`MAX_QUERY_CHUNKS`] chunks give [`BroadphaseError::TooLarge`].
-    pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
-        out.clear();
-        self.for_each_hit(aabb, |hit| out.push(hit))
-    }
-
-    /// Calls `f` for every chunk hit of `aabb`, in key order. Plain loops over the keys: the
-    /// iterator of `VoxelBox` was most of a small query's time.
-    #[inline]
-    pub(crate) fn for_each_hit(&self, aabb: &Aabb, mut f: impl FnMut(ChunkHit)) -> Result<(), BroadphaseError> {
-        let cells = voxel_range(aabb)?;
-        // Coordinates are bounded by MAX_COORDINATE, so nothing here overflows.
-        // Arithmetic shifts floor like `div_euclid` by 8, without its division call.
-        let lo = cells.min >> 3i32;
-        let hi = (cells.max - IVec3::ONE) >> 3i32;
-        let span = (hi - lo + IVec3::ONE).as_i64vec3();
-        if span.x * span.y * span.z > MAX_QUERY_CHUNKS as i64 {
-            return Err(BroadphaseError::TooLarge);
-        }
-        if let Some((grid, start, sx, sxz)) = self.chunks.grid_window(lo, hi) {
-            // The whole key range is inside the grid: walk its entries without per-key checks.
-            for y in lo.y..=hi.y {
-                for z in lo.z..=hi.z {
-                    let row = start + sxz * (y - lo.y) as usize + sx * (z - lo.z) as usize;
-                    for (x, &code) in (lo.x..=hi.x).zip(&grid[row..=row + (hi.x - lo.x) as usize]) {
-                        if code != index::EMPTY
-                            && let Some(hit) = self.test_code(IVec3::new(x, y, z), code, &cells)
-                        {
-                            f(hit);
-                        }
-                    }
-                }
-            }
-            return Ok(());
-        }
-        for y in lo.y..=hi.y {
-            for z in lo.z..=hi.z {
-                for x in lo.x..=hi.x {
-                    if let Some(hit) = self.test_chunk(IVec3::new(x, y, z), &cells) {
-                        f(hit);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The overlap test of one chunk against a box of cells.
-    #[inline]
-    pub(crate) fn test_chunk(&self, key: IVec3, cells: &VoxelBox) -> Option<ChunkHit> {
-        self.test_code(key, self.chunks.get(key), cells)
-    }
-
-    /// The overlap test of chunk `key`, whose index entry is `code`.
-    #[inline]
-    fn test_code(&self, key: IVec3, code: index::Code, cells: &VoxelBox) -> Option<ChunkHit> {
-        match code {
-            index::EMPTY => None,
-            index::FULL_SOLID => Some(ChunkHit { chunk: key, solid: true, water: false, full: true }),
-            index::FULL_WATER => Some(ChunkHit { chunk: key, solid: false, water: true, full: true }),
-            code => {
-                let base = key * CHUNK_EDGE;
-                let lo = (cells.min - base).clamp(IVec3::ZERO, IVec3::splat(CHUNK_EDGE)).as_uvec3();
-                let hi = (cells.max - base).clamp(IVec3::ZERO, IVec3::splat(CHUNK_EDGE)).as_uvec3();
-                let xz = MASKS_X[lo.x as usize][hi.x as usize] & MASKS_Z[lo.z as usize][hi.z as usize];
-                let [s, w] = &self.masks[(code - index::PARTIAL_BASE) as usize];
-                let (y0, y1) = (lo.y as usize, hi.y as usize);
-                let solid = s.overlaps(xz, y0, y1);
-                let water = w.overlaps(xz, y0, y1);
-                (solid || water).then_some(ChunkHit { chunk: key, solid, water, full: false })
-            }
+            bytes: mask_bytes + self.chunks.bytes() + (self.free_single.capacity() + self.free_pair.capacity()) * 4,
         }
     }
 }
@@ -312,43 +262,34 @@ impl Default for Broadphase {
     }
 }
 
-/// The cells (voxels) a box grown by [`QUERY_MARGIN`] touches: `floor(min)..=floor(max)`.
-#[inline]
-pub(crate) fn voxel_range(aabb: &Aabb) -> Result<VoxelBox, BroadphaseError> {
-    let lo = aabb.min - Vec3::splat(QUERY_MARGIN);
-    let hi = aabb.max + Vec3::splat(QUERY_MARGIN);
-    // One combined check: ordered, and within ±MAX_COORDINATE. NaN fails every comparison and
-    // infinities fail the range, so no separate finiteness test is needed.
-    let limit = Vec3::splat(MAX_COORDINATE);
-    if !(aabb.min.cmple(aabb.max).all() && lo.cmpge(-limit).all() && hi.cmple(limit).all()) {
-        return Err(BroadphaseError::InvalidAabb);
-    }
-    Ok(VoxelBox::new(floor(lo), floor(hi) + IVec3::ONE))
-}
-
-/// `floor` as integers, for values within `MAX_COORDINATE`: truncate, then step down below zero.
-/// (`f32::floor` is a library call on the default x86-64 target.)
-#[inline]
-fn floor(v: glam::Vec3) -> IVec3 {
-    let t = v.as_ivec3();
-    t - IVec3::from(v.cmplt(t.as_vec3())).abs()
-}
-
-/// Full classes and empty chunks are decided from the counts of the 10^3 read.
+/// The class of a built chunk: empty when neither mask has a bit (no solid or water anywhere in
+/// the 10^3 read), full when the whole read is one phase.
 fn classify(b: &Built) -> Option<ChunkClass> {
-    let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
-    match (b.solid_count, b.water_count) {
-        (0, 0) => None,
-        (s, 0) if s == all => Some(ChunkClass::FullSolid),
-        (0, w) if w == all => Some(ChunkClass::FullWater),
-        _ => Some(ChunkClass::Partial),
+    if b.all_solid {
+        Some(ChunkClass::FullSolid)
+    } else if b.all_water {
+        Some(ChunkClass::FullWater)
+    } else if b.solid.is_empty() && b.water.is_empty() {
+        None
+    } else {
+        Some(ChunkClass::Partial)
     }
 }
 
 /// Chunks are built in blocks of `BLOCK`^3: one read of the block plus its 1-voxel halo serves all
 /// of them, instead of a 10^3 read per chunk (a 10^3 read cost more than the mask build itself:
-/// `broadphase/mask-build`).
+/// `broadphase/mask-build`), and its rows are dilated once for all of them.
 const BLOCK: i32 = 4;
+
+/// Rows of a block read: `(8 * BLOCK + 2)^2`.
+const BLOCK_ROWS: usize = ((CHUNK_EDGE * BLOCK + 2) * (CHUNK_EDGE * BLOCK + 2)) as usize;
+
+/// Per-thread scratch of the block builds.
+#[derive(Default)]
+struct BlockScratch {
+    voxels: Vec<Voxel>,
+    rows: Box<BlockRows<BLOCK_ROWS>>,
+}
 
 /// Builds the masks of every chunk key in `keys`, block by block (in parallel with the `parallel`
 /// feature), in block order then key order. Uniform reads (the source's hint) are classified
@@ -365,37 +306,28 @@ fn build_blocks<S: VoxelSource + Sync>(
     )
     .iter()
     .collect();
-    let one = |block: &IVec3, buf: &mut Vec<Voxel>| -> Vec<(IVec3, Option<Built>)> {
+    let one = |block: &IVec3, scratch: &mut BlockScratch| -> Vec<(IVec3, Option<Built>)> {
         let block_keys = VoxelBox::from_min_size(*block * BLOCK, IVec3::splat(BLOCK)).intersection(&keys);
         let read = VoxelBox::new(block_keys.min * CHUNK_EDGE, block_keys.max * CHUNK_EDGE).grow(1);
-        let all = (READ_EDGE * READ_EDGE * READ_EDGE) as u32;
         // A uniform read (the source's hint, from its metadata) needs no voxels and no masks.
-        let from_hint = |region: VoxelBox| match source.region_hint(region) {
-            RegionHint::Uniform(v) => {
-                let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
-                let pick = |bit: u8| if code & bit != 0 { (SliceMask::FULL, all) } else { (SliceMask::default(), 0) };
-                let ((solid, solid_count), (water, water_count)) = (pick(1), pick(2));
-                Some((code != 0).then_some(Built { solid, water, solid_count, water_count }))
-            }
-            RegionHint::Unknown => None,
-        };
-        if let Some(built) = from_hint(read) {
-            return block_keys.iter().map(|k| (k, built)).collect();
+        if let RegionHint::Uniform(v) = source.region_hint(read) {
+            let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
+            let pick = |bit: u8| if code & bit != 0 { SliceMask::FULL } else { SliceMask::default() };
+            let (solid, water) = (code & masks::SOLID != 0, code & masks::WATER != 0);
+            let built =
+                Built { solid: pick(masks::SOLID), water: pick(masks::WATER), all_solid: solid, all_water: water };
+            return block_keys.iter().map(|k| (k, (code != 0).then_some(built))).collect();
         }
-        if source.read_region(read, buf).is_err() {
+        if source.read_region(read, &mut scratch.voxels).is_err() {
             return block_keys.iter().map(|k| (k, None)).collect();
         }
-        let size = read.size();
+        let size = read.size().as_uvec3();
+        scratch.rows.fill(&scratch.voxels, [size.x as usize, size.y as usize, size.z as usize], codes);
         block_keys
             .iter()
             .map(|k| {
-                // Inside a mixed block many chunks are still all air or all rock.
-                if let Some(built) = from_hint(VoxelBox::chunk(k, CHUNK_EDGE).grow(1)) {
-                    return (k, built);
-                }
-                let at = k * CHUNK_EDGE - IVec3::ONE - read.min;
-                let origin = at.x as usize + size.x as usize * (at.z as usize + size.z as usize * at.y as usize);
-                (k, Some(masks::build_strided(buf, origin, size.x as usize, size.z as usize, codes)))
+                let at = (k * CHUNK_EDGE - IVec3::ONE - read.min).as_uvec3();
+                (k, Some(scratch.rows.chunk([at.x as usize, at.y as usize, at.z as usize])))
             })
             .collect()
     };
@@ -403,9 +335,14 @@ fn build_blocks<S: VoxelSource + Sync>(
     let per_block: Vec<Vec<(IVec3, Option<Built>)>> = {
         use rayon::prelude::*;
         let _ = scratch;
-        blocks.par_iter().map_init(Vec::new, |buf, b| one(b, buf)).collect()
+        blocks.par_iter().map_init(BlockScratch::default, |s, b| one(b, s)).collect()
     };
     #[cfg(not(feature = "parallel"))]
-    let per_block: Vec<Vec<(IVec3, Option<Built>)>> = blocks.iter().map(|b| one(b, scratch)).collect();
+    let per_block: Vec<Vec<(IVec3, Option<Built>)>> = {
+        let mut s = BlockScratch { voxels: std::mem::take(scratch), ..BlockScratch::default() };
+        let built = blocks.iter().map(|b| one(b, &mut s)).collect();
+        *scratch = s.voxels;
+        built
+    };
     per_block.into_iter().flatten().collect()
 }

@@ -12,16 +12,49 @@ use voxel_core::VoxelBox;
 /// Grids larger than this many chunks (16 MiB of entries) are not allocated; such worlds use the map.
 const MAX_GRID_CHUNKS: u64 = 1 << 22;
 
-/// A chunk entry: `EMPTY`, `FULL_SOLID`, `FULL_WATER`, or `PARTIAL_BASE + mask index`.
+/// A chunk entry: `EMPTY`, `FULL_SOLID`, `FULL_WATER`, or a partial chunk's `slot << 1 | has_water`
+/// with `slot >= FIRST_SLOT`: its solid mask at `slot`, its water mask at `slot + 1` when it has one.
+///
+/// The encoding lets the overlap test find both masks without a branch: `code >> 1` is the solid
+/// slot and `(code & 1) * ((code >> 1) + 1)` the water slot, and for the three tags these land on
+/// slots 0 and 1, which always hold empty masks ([`solid_slot`], [`water_slot`]).
 pub(crate) type Code = u32;
 pub(crate) const EMPTY: Code = 0;
 pub(crate) const FULL_SOLID: Code = 1;
 pub(crate) const FULL_WATER: Code = 2;
-pub(crate) const PARTIAL_BASE: Code = 3;
+/// The first mask slot a partial chunk can use; slots 0 and 1 stay empty.
+pub(crate) const FIRST_SLOT: u32 = 2;
+
+/// The code of a partial chunk whose masks start at `slot`.
+#[inline]
+pub(crate) fn partial(slot: u32, has_water: bool) -> Code {
+    debug_assert!(slot >= FIRST_SLOT);
+    slot << 1 | Code::from(has_water)
+}
+
+#[inline]
+pub(crate) fn is_partial(code: Code) -> bool {
+    code >= FIRST_SLOT << 1
+}
+
+/// The slot of the solid mask of `code` (an empty slot for tags).
+#[inline]
+pub(crate) fn solid_slot(code: Code) -> usize {
+    (code >> 1) as usize
+}
+
+/// The slot of the water mask of `code` (an empty slot for tags and chunks without water).
+#[inline]
+pub(crate) fn water_slot(code: Code) -> usize {
+    ((code & 1) * ((code >> 1) + 1)) as usize
+}
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ChunkIndex {
     keys: VoxelBox,
+    /// The grid's size in keys, and its row and slice strides.
+    size: IVec3,
+    strides: [usize; 2],
     grid: Vec<Code>,
     outside: AHashMap<IVec3, Code>,
     stored: usize,
@@ -34,7 +67,9 @@ impl ChunkIndex {
         if volume == 0 || volume > MAX_GRID_CHUNKS {
             return Self::default();
         }
-        Self { keys, grid: vec![EMPTY; volume as usize], outside: AHashMap::new(), stored: 0 }
+        let size = keys.max - keys.min;
+        let strides = [size.x as usize, (size.x * size.z) as usize];
+        Self { keys, size, strides, grid: vec![EMPTY; volume as usize], outside: AHashMap::new(), stored: 0 }
     }
 
     #[inline]
@@ -50,6 +85,20 @@ impl ChunkIndex {
         } else {
             self.outside.get(&key).copied().unwrap_or(EMPTY)
         }
+    }
+
+    /// [`ChunkIndex::grid_window`] for the keys `lo..=lo + two`, `two` 0 or 1 per axis: the
+    /// small query's check, in unsigned compares against the strides kept for it.
+    #[inline(always)]
+    pub(crate) fn grid_window_small(&self, lo: IVec3, two: IVec3) -> Option<(&[Code], usize, usize, usize)> {
+        let d = lo - self.keys.min;
+        // A key below the grid wraps to a huge unsigned offset; `size - two` is never negative.
+        let inside = |i: usize| (d[i] as u32) < (self.size[i] - two[i]) as u32;
+        if !(inside(0) & inside(1) & inside(2)) {
+            return None;
+        }
+        let [sx, sxz] = self.strides;
+        Some((&self.grid, d.x as usize + sx * d.z as usize + sxz * d.y as usize, sx, sxz))
     }
 
     /// The grid and the index of key `lo` in it with the grid's row and slice strides, when every

@@ -21,7 +21,6 @@ pub const CHUNK_EDGE: i32 = 8;
 pub const READ_EDGE: i32 = CHUNK_EDGE + 2;
 
 const R: usize = READ_EDGE as usize;
-const ROW_BITS: u16 = (1 << R) - 1;
 
 /// One bit per voxel of an 8^3 chunk: `slices[y]` bit `x + 8 * z`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -83,25 +82,31 @@ impl MaskBuilder {
     }
 }
 
-/// What a 10^3 read holds, and the dilated masks of its inner 8^3.
+/// The dilated masks of one chunk, and whether its 10^3 read is all solid or all water.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Built {
     pub solid: SliceMask,
     pub water: SliceMask,
-    /// Solid voxels in the 10^3 read.
-    pub solid_count: u32,
-    /// Water voxels in the 10^3 read.
-    pub water_count: u32,
+    /// Every voxel of the 10^3 read is solid.
+    pub all_solid: bool,
+    /// Every voxel of the 10^3 read is water.
+    pub all_water: bool,
 }
 
-/// Phase code per material: bit 0 solid, bit 1 water. Built once from a phase table, so the
+/// The phase code of a solid material.
+pub(crate) const SOLID: u8 = 0x01;
+/// The phase code of a liquid (water) material: four bits above [`SOLID`], so that the codes of
+/// four voxels shifted by 0..4 and ORed give a nibble of solid bits and a nibble of water bits.
+pub(crate) const WATER: u8 = 0x10;
+
+/// Phase code per material ([`SOLID`], [`WATER`] or 0). Built once from a phase table, so the
 /// per-voxel work is one table load.
 pub(crate) fn phase_codes(table: &PhaseTable) -> [u8; 256] {
     let mut codes = [0u8; 256];
     for (m, code) in codes.iter_mut().enumerate() {
         *code = match table.phase(m as u8) {
-            Phase::Solid => 1,
-            Phase::Liquid => 2,
+            Phase::Solid => SOLID,
+            Phase::Liquid => WATER,
             Phase::Empty => 0,
         };
     }
@@ -109,79 +114,218 @@ pub(crate) fn phase_codes(table: &PhaseTable) -> [u8; 256] {
 }
 
 /// Builds the dilated solid and water masks from the 10^3 voxels around a chunk (workspace axis
-/// order: `x` fastest, then `z`, then `y`).
+/// order: `x` fastest, then `z`, then `y`): a block of one chunk.
 pub(crate) fn build(voxels: &[Voxel], codes: &[u8; 256]) -> Built {
     debug_assert_eq!(voxels.len(), R * R * R);
-    build_strided(voxels, 0, R, R, codes)
+    let mut rows = BlockRows::<{ R * R }>::default();
+    rows.fill(voxels, [R, R, R], codes);
+    rows.chunk([0, 0, 0])
 }
 
-/// [`build`] over the 10^3 box of a larger buffer: its voxel (0, 0, 0) at `origin`, rows `sx`
-/// voxels apart and slices `sx * sz` apart (a block read shared by many chunks).
-pub(crate) fn build_strided(voxels: &[Voxel], origin: usize, sx: usize, sz: usize, codes: &[u8; 256]) -> Built {
-    // Occupancy rows: rows[y][z] has bit x set when voxel (x, y, z) of the read is solid / water.
-    let mut solid = [[0u16; R]; R];
-    let mut water = [[0u16; R]; R];
-    let (mut solid_count, mut water_count) = (0u32, 0u32);
-    for row_index in 0..R * R {
-        let (y, z) = (row_index / R, row_index % R);
-        let start = origin + sx * (z + sz * y);
-        let row = &voxels[start..start + R];
-        let (mut s, mut w) = (0u16, 0u16);
-        // Most rows are open air or one rock: decide those from the signs and one material, which
-        // vectorizes, before the per-voxel table lookups.
-        let first = row[0];
-        if row.iter().all(|v| v.distance >= 0) {
-        } else if row.iter().all(|v| v.distance < 0 && v.material == first.material) {
-            let code = codes[usize::from(first.material)];
-            s = if code & 1 != 0 { ROW_BITS } else { 0 };
-            w = if code & 2 != 0 { ROW_BITS } else { 0 };
-        } else {
-            for (x, v) in row.iter().enumerate() {
-                // Outside voxels are empty whatever their material: mask the code by the sign.
-                let code = codes[usize::from(v.material)] & (0u8.wrapping_sub(u8::from(v.distance < 0)));
-                s |= u16::from(code & 1) << x;
-                w |= u16::from(code >> 1) << x;
-            }
+/// The most voxels a block read may span along `x`: one row is one `u64`.
+pub(crate) const MAX_BLOCK_ROW: usize = 64;
+
+/// Occupancy of a block read (the chunks of a block and their one-voxel halo) as rows of bits,
+/// and the rows dilated once for the whole block.
+///
+/// Seed 000 dilates each chunk's 10^3 read on its own; chunks of a block share their halos, so
+/// doing the shifts and ORs once per block does each voxel's work once instead of up to eight
+/// times, and a chunk's masks are then 64 row extractions (`broadphase/mask-build`).
+///
+/// `N` is the capacity in rows (`ny * nz`); rows are indexed `y * nz + z`, bit `x`.
+pub(crate) struct BlockRows<const N: usize> {
+    size: [usize; 3],
+    /// Whether any row has solid, water: the dilation of a phase the block lacks is skipped.
+    has: [bool; 2],
+    solid: [u64; N],
+    water: [u64; N],
+    /// The rows dilated along all three axes ([`dilate_rows`]).
+    solid_dilated: [u64; N],
+    water_dilated: [u64; N],
+}
+
+impl<const N: usize> Default for BlockRows<N> {
+    fn default() -> Self {
+        Self {
+            size: [0; 3],
+            has: [false; 2],
+            solid: [0; N],
+            water: [0; N],
+            solid_dilated: [0; N],
+            water_dilated: [0; N],
         }
-        solid_count += s.count_ones();
-        water_count += w.count_ones();
-        solid[y][z] = s;
-        water[y][z] = w;
     }
-    Built { solid: dilate(&solid), water: dilate(&water), solid_count, water_count }
 }
 
-/// Dilates 10^2 rows of 10 bits by one voxel along all three axes and keeps the inner 8^3.
+impl<const N: usize> BlockRows<N> {
+    /// Reads the occupancy of `voxels` (size `[nx, ny, nz]`, workspace axis order) and dilates it.
+    /// Needs `nx <= MAX_BLOCK_ROW`, `ny * nz <= N` and every size at least 3.
+    pub(crate) fn fill(&mut self, voxels: &[Voxel], size: [usize; 3], codes: &[u8; 256]) {
+        let [nx, ny, nz] = size;
+        debug_assert!(nx <= MAX_BLOCK_ROW && ny * nz <= N && nx.min(ny).min(nz) >= 3);
+        debug_assert_eq!(voxels.len(), nx * ny * nz);
+        self.size = size;
+        for ((row, s), w) in voxels.chunks_exact(nx).zip(&mut self.solid[..ny * nz]).zip(&mut self.water[..ny * nz]) {
+            (*s, *w) = row_bits(row, codes);
+        }
+        self.dilate();
+    }
+
+    /// Dilates the occupancy rows (of `self.size`).
+    fn dilate(&mut self) {
+        let [_, ny, nz] = self.size;
+        let any = |rows: &[u64]| rows.iter().fold(0, |acc, r| acc | r) != 0;
+        // Most blocks have no water (and many no solid): their dilation is all zeros.
+        self.has = [any(&self.solid[..ny * nz]), any(&self.water[..ny * nz])];
+        if self.has[0] {
+            dilate_rows(&self.solid[..ny * nz], ny, nz, &mut self.solid_dilated[..ny * nz]);
+        }
+        if self.has[1] {
+            dilate_rows(&self.water[..ny * nz], ny, nz, &mut self.water_dilated[..ny * nz]);
+        }
+    }
+
+    /// The chunk whose 10^3 read starts at voxel `[x0, y0, z0]` of the block.
+    pub(crate) fn chunk(&self, [x0, y0, z0]: [usize; 3]) -> Built {
+        let nz = self.size[2];
+        debug_assert!(x0 + R <= self.size[0] && y0 + R <= self.size[1] && z0 + R <= nz);
+        let extract = |dilated: &[u64; N], has: bool| {
+            let mut mask = SliceMask::default();
+            if !has {
+                return mask;
+            }
+            for (y, slice) in mask.0.iter_mut().enumerate() {
+                let first = (y0 + 1 + y) * nz + z0 + 1;
+                for (z, row) in dilated[first..first + 8].iter().enumerate() {
+                    *slice |= (row >> (x0 + 1) & 0xFF) << (8 * z);
+                }
+            }
+            mask
+        };
+        // Every 10^3 read voxel has an inner voxel among its neighbours, so a read with any solid
+        // has a non-empty solid mask, and an all-solid read has a full one: the row scan for
+        // "every voxel solid" runs only for chunks whose dilated mask is full.
+        let all_set = |rows: &[u64; N]| {
+            let window = ((1u64 << R) - 1) << x0;
+            (y0..y0 + R).all(|y| rows[y * nz + z0..y * nz + z0 + R].iter().all(|r| r & window == window))
+        };
+        let (solid, water) = (extract(&self.solid_dilated, self.has[0]), extract(&self.water_dilated, self.has[1]));
+        let all_solid = solid == SliceMask::FULL && water.is_empty() && all_set(&self.solid);
+        let all_water = water == SliceMask::FULL && solid.is_empty() && all_set(&self.water);
+        Built { solid, water, all_solid, all_water }
+    }
+}
+
+/// The low bit of each 16-bit lane of a word of four voxels (`distance` byte, then `material`).
+const LANES: u64 = 0x0001_0001_0001_0001;
+/// Multiplying a word's lane bits (0, 16, 32, 48) by this gathers them at bits 48..52: the other
+/// products land at bits 3, 18, 19, 33, 34, 35 or past bit 63, so no carry reaches bit 48.
+const GATHER: u64 = 1 << 48 | 1 << 33 | 1 << 18 | 1 << 3;
+
+/// Four voxels as one word, voxel `i` in bits `16 i..16 i + 16` (distance low, material high).
+/// Built from whole 16-bit voxels, so the compiler loads the word at once.
+#[inline(always)]
+fn word(v: &[Voxel]) -> u64 {
+    let lane = |v: Voxel| u64::from(u16::from(v.distance as u8) | u16::from(v.material) << 8);
+    lane(v[0]) | lane(v[1]) << 16 | lane(v[2]) << 32 | lane(v[3]) << 48
+}
+
+/// Solid and water bits of one row of voxels (bit `x` for `row[x]`, at most 64 voxels).
+///
+/// Four voxels per word (SWAR): the sign bits give the inside voxels, and the OR and the AND of
+/// the inside voxels' materials tell whether they share one material (equal when they do), as
+/// most rows that are not open air do (rock, water): one phase lookup for the row then, instead
+/// of one per voxel.
+#[inline]
+fn row_bits(row: &[Voxel], codes: &[u8; 256]) -> (u64, u64) {
+    let split = row.len() & !3;
+    let (body, tail) = row.split_at(split);
+    // Open air first: one OR per word.
+    let signs = body.chunks_exact(4).fold(0, |acc, c| acc | word(c)) & LANES << 7;
+    if signs == 0 && tail.iter().all(|v| v.distance >= 0) {
+        return (0, 0);
+    }
+    let mut inside = 0u64;
+    // Material bytes of inside voxels: ORed into `any`, ANDed into `all` (outside lanes add 0
+    // to the OR and ones to the AND).
+    let (mut any, mut all) = (0u64, !0u64);
+    for (i, c) in body.chunks_exact(4).enumerate() {
+        let w = word(c);
+        let sign = w >> 7 & LANES;
+        inside |= (sign.wrapping_mul(GATHER) >> 48) << (4 * i);
+        let material = sign * 0xFF00;
+        any |= w & material;
+        all &= w | !material;
+    }
+    for (x, v) in tail.iter().enumerate() {
+        let sign = u64::from(v.distance < 0);
+        inside |= sign << (split + x);
+        let material = sign * 0xFF00;
+        let w = u64::from(v.material) << 8;
+        any |= w & material;
+        all &= w | !material;
+    }
+    let any = (any | any >> 32 | any >> 16 | any >> 48) & 0xFF00;
+    let all = all & all >> 32 & all >> 16 & all >> 48 & 0xFF00;
+    if any == all {
+        let code = codes[(any >> 8) as usize];
+        let pick = |bit: u8| if code & bit != 0 { inside } else { 0 };
+        return (pick(SOLID), pick(WATER));
+    }
+    // Several materials: four phase lookups per word, their codes shifted into a nibble of solid
+    // bits and a nibble of water bits; outside voxels are masked off at the end.
+    let (mut s, mut w) = (0u64, 0u64);
+    for (i, c) in body.chunks_exact(4).enumerate() {
+        let word = word(c);
+        let code = |lane: u32| u64::from(codes[(word >> (16 * lane + 8)) as u8 as usize]) << lane;
+        let nibbles = code(0) | code(1) | code(2) | code(3);
+        s |= (nibbles & 0xF) << (4 * i);
+        w |= (nibbles >> 4 & 0xF) << (4 * i);
+    }
+    for (x, v) in tail.iter().enumerate() {
+        let code = u64::from(codes[usize::from(v.material)]);
+        s |= (code & 1) << (split + x);
+        w |= (code >> 4 & 1) << (split + x);
+    }
+    (s & inside, w & inside)
+}
+
+/// Dilates rows (`ny * nz` of them, index `y * nz + z`) by one voxel along all three axes, as
+/// seed 000 does: each row ORed with itself shifted one bit either way, then with its neighbours
+/// along `z`, then along `y`. Only inner rows (`1..ny - 1`, `1..nz - 1`) of `out` are meaningful;
+/// the outer ones are the halo that no chunk keeps.
 // Rows are read at their neighbours' indices (z - 1, z + 1, y - 1, y + 1): index loops say that best.
 #[allow(clippy::needless_range_loop)]
-fn dilate(rows: &[[u16; R]; R]) -> SliceMask {
-    // Along x: each row ORed with itself shifted one bit either way.
-    let mut x_dilated = [[0u16; R]; R];
-    for y in 0..R {
-        for z in 0..R {
-            let r = rows[y][z];
-            x_dilated[y][z] = (r | r << 1 | r >> 1) & ROW_BITS;
+fn dilate_rows(rows: &[u64], ny: usize, nz: usize, out: &mut [u64]) {
+    // Along x and z into `out`; a row's bit x + 1 may pass the read's width: no chunk reads it.
+    let x = |r: u64| r | r << 1 | r >> 1;
+    for y in 0..ny {
+        let row = y * nz;
+        let mut below = x(rows[row]);
+        let mut here = x(rows[row + 1]);
+        for z in 1..nz - 1 {
+            let above = x(rows[row + z + 1]);
+            out[row + z] = below | here | above;
+            below = here;
+            here = above;
         }
     }
-    // Along z, for the inner rows only (the outer ones are discarded at the end).
-    let mut xz_dilated = [[0u16; R]; R];
-    for y in 0..R {
-        for z in 1..R - 1 {
-            xz_dilated[y][z] = x_dilated[y][z - 1] | x_dilated[y][z] | x_dilated[y][z + 1];
+    // Along y, in place from the top down would overwrite rows still needed: keep the previous
+    // layer's rows in a rolling copy of one layer instead.
+    let mut previous = [0u64; MAX_LAYER];
+    let layer = &mut previous[..nz];
+    layer.copy_from_slice(&out[..nz]);
+    for y in 1..ny - 1 {
+        for z in 1..nz - 1 {
+            let here = out[y * nz + z];
+            out[y * nz + z] = layer[z] | here | out[(y + 1) * nz + z];
+            layer[z] = here;
         }
     }
-    // Along y, and extraction of the inner 8 bits of the inner 8x8 rows.
-    let mut out = SliceMask::default();
-    for y in 1..R - 1 {
-        let mut slice = 0u64;
-        for z in 1..R - 1 {
-            let r = xz_dilated[y - 1][z] | xz_dilated[y][z] | xz_dilated[y + 1][z];
-            slice |= u64::from((r >> 1) & 0xFF) << (8 * (z - 1));
-        }
-        out.0[y - 1] = slice;
-    }
-    out
 }
+
+/// The most rows along `z` a block read may have.
+const MAX_LAYER: usize = 64;
 
 /// `MASKS_X[min][max]`: bits `x` in `min..max` of every row (`max` exclusive, both in `0..=8`).
 pub(crate) const MASKS_X: [[u64; 9]; 9] = {
@@ -272,9 +416,72 @@ mod tests {
             let water = dilate_naive(&|x, y, z| at(x, y, z).phase(&table) == Phase::Liquid);
             prop_assert_eq!(built.solid, solid);
             prop_assert_eq!(built.water, water);
-            let count = |p: Phase| voxels.iter().filter(|v| v.phase(&table) == p).count() as u32;
-            prop_assert_eq!(built.solid_count, count(Phase::Solid));
-            prop_assert_eq!(built.water_count, count(Phase::Liquid));
+            let all = |p: Phase| voxels.iter().all(|v| v.phase(&table) == p);
+            prop_assert_eq!(built.all_solid, all(Phase::Solid));
+            prop_assert_eq!(built.all_water, all(Phase::Liquid));
+        }
+
+        /// A block read shared by several chunks gives each chunk what its own 10^3 read gives,
+        /// including the "all solid" and "all water" flags (mostly-full fields make them true).
+        #[test]
+        fn block_rows_equal_per_chunk_builds(
+            cells in prop::collection::vec(prop_oneof![4 => Just(0u8), 4 => Just(1u8), 1 => Just(2u8)], 26 * 18 * 10),
+            density in 0usize..4,
+        ) {
+            let mut table = PhaseTable::DEFAULT;
+            table.set(2, Phase::Liquid);
+            let codes = phase_codes(&table);
+            // A block of 3 x 2 x 1 chunks: a 26 x 18 x 10 read (x, y, z).
+            let [nx, ny, nz] = [26usize, 18, 10];
+            let voxels: Vec<Voxel> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| match density {
+                    0 => if m == 0 || i % 5 != 0 { Voxel::EMPTY } else { Voxel::new(-3, m) },
+                    1 => Voxel::new(-3, 1 + u8::from(m == 2 && i % 13 == 0)),
+                    2 => Voxel::new(-3, 2 - u8::from(m == 1 && i % 17 == 0)),
+                    _ => if m == 0 { Voxel::new(4, 1) } else { Voxel::new(-3, m) },
+                })
+                .collect();
+            let mut rows = Box::<BlockRows<{ 18 * 10 }>>::default();
+            rows.fill(&voxels, [nx, ny, nz], &codes);
+            for (cx, cy) in [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)] {
+                let read: Vec<Voxel> = (0..R * R * R)
+                    .map(|i| {
+                        let (x, z, y) = (i % R, i / R % R, i / (R * R));
+                        voxels[8 * cx + x + nx * (z + nz * (8 * cy + y))]
+                    })
+                    .collect();
+                prop_assert_eq!(rows.chunk([8 * cx, 8 * cy, 0]), build(&read, &codes), "chunk {} {}", cx, cy);
+            }
+        }
+    }
+
+    proptest! {
+        /// Rows of several materials per phase, and outside voxels of solid and liquid
+        /// materials: the row classification's one-material and several-material paths and its
+        /// tail voxels, against the per-voxel phase.
+        #[test]
+        fn rows_of_many_materials_classify_like_single_voxels(
+            cells in prop::collection::vec((0u8..7, any::<bool>()), 1000),
+            runs in 1usize..12,
+        ) {
+            let mut table = PhaseTable::DEFAULT;
+            table.set(2, Phase::Liquid);
+            table.set(4, Phase::Liquid);
+            table.set(6, Phase::Empty);
+            let codes = phase_codes(&table);
+            // Runs of one voxel repeated make one-material rows common, as in terrain.
+            let voxels: Vec<Voxel> = (0..1000)
+                .map(|i| {
+                    let (m, inside) = cells[i / runs * runs];
+                    Voxel::new(if inside { -3 } else { 3 }, m)
+                })
+                .collect();
+            let built = build(&voxels, &codes);
+            let at = |x: usize, y: usize, z: usize| voxels[x + R * (z + R * y)];
+            prop_assert_eq!(built.solid, dilate_naive(&|x, y, z| at(x, y, z).phase(&table) == Phase::Solid));
+            prop_assert_eq!(built.water, dilate_naive(&|x, y, z| at(x, y, z).phase(&table) == Phase::Liquid));
         }
     }
 
@@ -282,7 +489,7 @@ mod tests {
     fn outside_voxels_never_count_whatever_their_material() {
         let voxels = vec![Voxel::new(5, 1); 1000];
         let built = build(&voxels, &phase_codes(&PhaseTable::DEFAULT));
-        assert!(built.solid.is_empty() && built.solid_count == 0);
+        assert!(built.solid.is_empty() && !built.all_solid);
     }
 
     #[test]
@@ -294,6 +501,17 @@ mod tests {
         let mut expected = SliceMask::default();
         expected.0[0] = 1;
         assert_eq!(built.solid, expected);
+    }
+
+    #[test]
+    fn all_solid_needs_every_voxel_of_the_read() {
+        let codes = phase_codes(&PhaseTable::DEFAULT);
+        let mut voxels = vec![Voxel::new(-1, 1); 1000];
+        assert!(build(&voxels, &codes).all_solid);
+        // One halo corner of air: the masks stay full, but the chunk is not all solid.
+        voxels[999] = Voxel::EMPTY;
+        let built = build(&voxels, &codes);
+        assert!(built.solid == SliceMask::FULL && !built.all_solid);
     }
 
     #[test]

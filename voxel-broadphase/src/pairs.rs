@@ -8,7 +8,8 @@
 use glam::IVec3;
 use voxel_core::{Aabb, VoxelBox};
 
-use crate::broadphase::{ChunkHit, voxel_range};
+use crate::broadphase::ChunkHit;
+use crate::query::{Cells, QuerySpan};
 use crate::{Broadphase, BroadphaseError};
 
 /// Which pair of an (object, chunk).
@@ -114,18 +115,20 @@ impl Broadphase {
 
     fn pairs_of(&self, aabb: &Aabb) -> Result<Vec<ChunkHit>, BroadphaseError> {
         let mut hits = Vec::new();
-        self.for_each_hit(aabb, |h| hits.push(h))?;
+        self.query(aabb, &mut hits)?;
         Ok(hits)
     }
 
-    /// Re-tests the objects whose boxes touch `region` (voxel coordinates), in id order.
-    pub(crate) fn refresh_objects_touching(&mut self, region: &VoxelBox, events: &mut Vec<PairEvent>) {
-        let mut ids: Vec<u32> = self
-            .objects
-            .iter()
-            .filter(|(_, o)| voxel_range(&o.aabb).is_ok_and(|cells| cells.overlaps(region)))
-            .map(|(id, _)| *id)
-            .collect();
+    /// Re-tests the objects whose queries cover a chunk of `keys` (every object for `None`), in
+    /// id order.
+    pub(crate) fn refresh_objects_touching(&mut self, keys: Option<&VoxelBox>, events: &mut Vec<PairEvent>) {
+        let reach = self.reach;
+        let covers = |aabb: &Aabb| {
+            Cells::new(aabb, reach).map(|cells| QuerySpan::new(&cells)).is_ok_and(|span| {
+                keys.is_none_or(|k| VoxelBox::new(span.keys_min(), span.keys_max() + IVec3::ONE).overlaps(k))
+            })
+        };
+        let mut ids: Vec<u32> = self.objects.iter().filter(|(_, o)| covers(&o.aabb)).map(|(id, _)| *id).collect();
         ids.sort_unstable();
         for id in ids {
             let aabb = self.objects[&id].aabb;

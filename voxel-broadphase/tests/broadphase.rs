@@ -2,15 +2,62 @@
 
 use glam::{IVec3, Vec3};
 use proptest::prelude::*;
-use voxel_broadphase::{Broadphase, BroadphaseError, ChunkClass, ChunkHit, PairEvent, PairKind};
-use voxel_core::{Aabb, Phase, Voxel, VoxelBox, VoxelSource};
+use voxel_broadphase::{Broadphase, BroadphaseError, ChunkClass, ChunkHit, PairEvent, PairKind, Reach};
+use voxel_core::{Aabb, Phase, TriangleSource, Voxel, VoxelBox, VoxelSource};
+use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::generate::{self, materials};
 use voxel_store::{Brush, VoxelStore};
 
-/// Brute force: for every chunk the grown box touches, scan its cells and their 27 neighbours.
+/// The hit of a chunk whose 10^3 read is all solid or all water, whatever part of it a box covers.
+fn full_hit(world: &VoxelStore, key: IVec3) -> Option<ChunkHit> {
+    let phase = |p: IVec3| world.get(p).phase(world.phase_table());
+    let read = VoxelBox::chunk(key, 8).grow(1);
+    let solid_all = read.iter().all(|p| phase(p) == Phase::Solid);
+    let water_all = read.iter().all(|p| phase(p) == Phase::Liquid);
+    (solid_all || water_all).then_some(ChunkHit { chunk: key, solid: solid_all, water: water_all, full: true })
+}
+
+/// The hit of chunk `key` when any voxel of `voxels` is solid or water.
+fn scan_hit(world: &VoxelStore, key: IVec3, voxels: impl Iterator<Item = IVec3>) -> Option<ChunkHit> {
+    let (mut solid, mut water) = (false, false);
+    for p in voxels {
+        match world.get(p).phase(world.phase_table()) {
+            Phase::Solid => solid = true,
+            Phase::Liquid => water = true,
+            Phase::Empty => {}
+        }
+    }
+    (solid || water).then_some(ChunkHit { chunk: key, solid, water, full: false })
+}
+
+/// Brute force of [`Reach::SurfaceNets`]: per chunk, the cubes of the grown (closed) box,
+/// `ceil(lo) - 1 ..= floor(hi)`, that lie in the chunk, and the cube before them along an axis
+/// where they are one cube wide; a cube counts when one of its 8 corner voxels is solid (water).
+fn naive_query_surface_nets(world: &VoxelStore, aabb: &Aabb) -> Vec<ChunkHit> {
+    // ceil(min - 1) - 1 ..= floor(max + 1), in whole numbers (exact).
+    let cubes =
+        VoxelBox::new(aabb.min.ceil().as_ivec3() - IVec3::splat(2), aabb.max.floor().as_ivec3() + IVec3::splat(2));
+    let mut hits = Vec::new();
+    for key in cubes.chunk_keys(8).iter() {
+        if let Some(hit) = full_hit(world, key) {
+            hits.push(hit);
+            continue;
+        }
+        let share = cubes.intersection(&VoxelBox::chunk(key, 8));
+        let min = share.min - IVec3::from((share.max - share.min).cmpeq(IVec3::ONE)).abs();
+        // Cubes min..max have corners min..=max.
+        if let Some(hit) = scan_hit(world, key, VoxelBox::new(min, share.max + IVec3::ONE).iter()) {
+            hits.push(hit);
+        }
+    }
+    hits
+}
+
+/// Brute force of [`Reach::Neighbours`]: for every chunk the grown box touches, scan its cells and
+/// their 27 neighbours.
 fn naive_query(world: &VoxelStore, aabb: &Aabb) -> Vec<ChunkHit> {
-    let g = aabb.grow(1.0);
-    let cells = VoxelBox::new(g.min.floor().as_ivec3(), g.max.floor().as_ivec3() + IVec3::ONE);
+    // floor(min - 1) ..= floor(max + 1), in whole numbers (exact).
+    let cells = VoxelBox::new(aabb.min.floor().as_ivec3() - IVec3::ONE, aabb.max.floor().as_ivec3() + IVec3::splat(2));
     let phase = |p: IVec3| world.get(p).phase(world.phase_table());
     let mut hits = Vec::new();
     for key in cells.chunk_keys(8).iter() {
@@ -57,8 +104,39 @@ fn arb_world() -> impl Strategy<Value = VoxelStore> {
 }
 
 fn arb_box() -> impl Strategy<Value = Aabb> {
-    (prop::array::uniform3(-8.0f32..40.0), prop::array::uniform3(0.0f32..12.0))
-        .prop_map(|(min, size)| Aabb::new(Vec3::from(min), Vec3::from(min) + Vec3::from(size)))
+    (prop::array::uniform3(-8.0f32..40.0), prop::array::uniform3(0.0f32..12.0), any::<bool>()).prop_map(
+        |(min, size, snap)| {
+            // Snapped boxes put faces on voxel planes, where floor and ceil differ.
+            let snap = |v: Vec3| if snap { v.round() } else { v };
+            let min = snap(Vec3::from(min));
+            Aabb::new(min, min + snap(Vec3::from(size)))
+        },
+    )
+}
+
+/// The Surface Nets mesh of every 8^3 chunk of the test region, as `voxel-physics` meshes them.
+fn chunk_meshes(world: &VoxelStore) -> Vec<(IVec3, Mesh)> {
+    let mut mesher = Mesher::new();
+    VoxelBox::new(IVec3::splat(-2), IVec3::splat(6))
+        .iter()
+        .filter_map(|key| {
+            let mut mesh = Mesh::new();
+            mesher.surface_nets(world, VoxelBox::chunk(key, 8), &MeshOptions::PHYSICS, &mut mesh).unwrap();
+            (mesh.triangle_count() > 0).then_some((key, mesh))
+        })
+        .collect()
+}
+
+/// True when a point of the triangle lies in the closed box (sampled on a barycentric grid, so
+/// "true" is always right and a grazing touch may be missed).
+fn triangle_meets(t: [Vec3; 3], b: &Aabb) -> bool {
+    const N: usize = 12;
+    (0..=N).any(|i| {
+        (0..=N - i).any(|j| {
+            let (u, v) = (i as f32 / N as f32, j as f32 / N as f32);
+            b.contains_point(t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v)
+        })
+    })
 }
 
 fn build(world: &VoxelStore) -> Broadphase {
@@ -70,10 +148,76 @@ proptest! {
 
     #[test]
     fn query_equals_brute_force(world in arb_world(), boxes in prop::collection::vec(arb_box(), 1..8)) {
+        let mut bp = build(&world);
+        assert_eq!(bp.reach(), Reach::SurfaceNets);
+        let mut neighbours = bp.clone();
+        neighbours.set_reach(Reach::Neighbours, &mut Vec::new());
+        let (mut hits, mut wider) = (Vec::new(), Vec::new());
+        for b in boxes {
+            bp.query(&b, &mut hits).unwrap();
+            prop_assert_eq!(&hits, &naive_query_surface_nets(&world, &b), "box {:?}", b);
+            neighbours.query(&b, &mut wider).unwrap();
+            prop_assert_eq!(&wider, &naive_query(&world, &b), "box {:?}", b);
+            // Surface Nets reach never asks for more than the seed's reading, except where the
+            // grown box's low face lies on a voxel plane: the closed box touches the cube below
+            // it, which the seed's half-open cells leave out.
+            let lo = b.grow(1.0).min;
+            let on_plane = lo.cmpeq(lo.floor()).any();
+            for h in hits.iter().filter(|_| !on_plane) {
+                prop_assert!(wider.iter().any(|w| w.chunk == h.chunk && w.solid >= h.solid && w.water >= h.water));
+            }
+        }
+        bp.set_reach(Reach::SurfaceNets, &mut Vec::new());
+    }
+
+    /// The claim [`Reach::SurfaceNets`] rests on, against real meshes: every triangle of
+    /// `voxel-mesh` within the grown box comes from a chunk that `voxel-physics` asks for a solid
+    /// hit (a hit's chunk and the chunks one above it on each axis, whose meshes reach one cube
+    /// down). Boxes are placed around mesh vertices, where the surface is.
+    #[test]
+    fn no_surface_nets_triangle_in_reach_is_missed(
+        world in arb_world(),
+        boxes in prop::collection::vec((any::<prop::sample::Index>(), prop::array::uniform3(-3.0f32..3.0), prop::array::uniform3(0.0f32..2.5), any::<bool>()), 1..24),
+    ) {
         let bp = build(&world);
+        let meshes = chunk_meshes(&world);
+        let vertices: Vec<Vec3> = meshes.iter().flat_map(|(_, m)| (0..m.vertex_count() as u32).map(|v| m.vertex(v))).collect();
+        prop_assume!(!vertices.is_empty());
+        let mut hits = Vec::new();
+        for (at, offset, size, snap) in boxes {
+            let snap = |v: Vec3| if snap { (v * 2.0).round() * 0.5 } else { v };
+            let min = snap(*at.get(&vertices) + Vec3::from(offset));
+            let b = Aabb::new(min, min + snap(Vec3::from(size)));
+            bp.query(&b, &mut hits).unwrap();
+            let grown = b.grow(1.0);
+            for (owner, mesh) in &meshes {
+                let asked = hits.iter().any(|h| {
+                    let d = *owner - h.chunk;
+                    h.solid && !h.full && d.cmpge(IVec3::ZERO).all() && d.cmple(IVec3::ONE).all()
+                });
+                if asked {
+                    continue;
+                }
+                for t in 0..mesh.triangle_count() as u32 {
+                    prop_assert!(!triangle_meets(mesh.triangle_positions(t), &grown), "box {:?}: triangle {} of chunk {} missed", b, t, owner);
+                }
+            }
+        }
+    }
+
+    /// Chunks outside the dense grid (built by a rebuild past the first region) live in the hash
+    /// map; queries across the grid's edge take the per-key path and must agree too.
+    #[test]
+    fn queries_across_the_grid_edge_equal_brute_force(world in arb_world(), boxes in prop::collection::vec(arb_box(), 1..8)) {
+        let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::splat(8), IVec3::splat(24))).unwrap();
+        bp.rebuild(&world, VoxelBox::new(IVec3::splat(-16), IVec3::splat(48)), &mut Vec::new()).unwrap();
+        let mut neighbours = bp.clone();
+        neighbours.set_reach(Reach::Neighbours, &mut Vec::new());
         let mut hits = Vec::new();
         for b in boxes {
             bp.query(&b, &mut hits).unwrap();
+            prop_assert_eq!(&hits, &naive_query_surface_nets(&world, &b), "box {:?}", b);
+            neighbours.query(&b, &mut hits).unwrap();
             prop_assert_eq!(&hits, &naive_query(&world, &b), "box {:?}", b);
         }
     }
@@ -99,6 +243,8 @@ proptest! {
             batch.update_batch(std::slice::from_ref(m), &mut batch_events).unwrap();
         }
         prop_assert_eq!(&events, &batch_events);
+        // Switching the reach re-tests every object; its events keep the replay exact.
+        one.set_reach(Reach::Neighbours, &mut events);
         let mut replay = std::collections::HashSet::new();
         for e in &events {
             let key = (e.object, e.chunk.to_array(), e.kind);

@@ -1,0 +1,497 @@
+//! The overlap test: which chunks an object's box touches with solid or water.
+//!
+//! Seed `000_ce04cac11e01e96d.txt`, "Bit broadphase: overlap test": grow the object's box by one
+//! voxel, floor/ceil it into a range of chunks, and per chunk build the XZ mask from two lookup
+//! tables (`MASKS_X[min][max] & MASKS_Z[min][max]`), then AND it with the covered Y slices.
+//!
+//! Which bits a box must test depends on how far geometry made from a solid voxel can reach
+//! ([`Reach`]). The masks are the seed's 27-neighbour dilation either way.
+//!
+//! ```text
+//! one axis, Reach::SurfaceNets (voxel p is the grid point p, as in voxel-mesh):
+//!
+//! voxels (grid points)   0     1     2     3     4     5
+//! cubes                  |  0  |  1  |  2  |  3  |  4  |
+//! grown box                       [===========]        lo = 1.5, hi = 3.5
+//! cubes it touches                1     2     3          ceil(lo) - 1 ..= floor(hi)
+//! mask bits tested                   2     3             ceil(lo) ..= floor(hi)
+//! (bit c, at voxel c: a voxel in c - 1 ..= c + 1 is solid, so cube c - 1 or cube c has a solid corner)
+//! ```
+
+use glam::{IVec3, Vec3A};
+use voxel_core::Aabb;
+
+use crate::BroadphaseError;
+use crate::broadphase::{Broadphase, ChunkHit, MAX_COORDINATE, MAX_QUERY_CHUNKS, QUERY_MARGIN};
+use crate::index::{self, Code};
+use crate::masks::{MASKS_X, MASKS_Z};
+
+/// How far the geometry made from solid voxels can reach, which decides the mask bits a box tests.
+///
+/// The masks are the same for both (a voxel's bit is set when any of its 27 neighbours is solid);
+/// only the query's reading of them differs. Both never miss geometry of their mesher within the
+/// box grown by [`QUERY_MARGIN`]: the precision bench counts 0 missed contacts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Reach {
+    /// Geometry of a Naive Surface Nets mesher with voxel `p` at grid point `p` (this workspace's
+    /// `voxel-mesh`): triangles lie in the unit cubes `[c, c + 1]` that have a solid corner, and
+    /// a chunk's pair means its cubes hold geometry within the grown box. Mask bit `c` is set
+    /// exactly when cube `c - 1` or cube `c` has a solid corner, so testing bits
+    /// `ceil(lo) ..= floor(hi)` of the grown box `[lo, hi]` covers the cubes it touches with no
+    /// extra ring, except where a chunk's share of the box is one cube wide along an axis: that
+    /// bit also covers the cube before it.
+    #[default]
+    SurfaceNets,
+    /// The seed's reading: geometry of a solid voxel may spill into any of its 27 neighbours
+    /// (voxel `p` is the cell `[p, p + 1)`); the test looks for a set bit in the cells
+    /// `floor(lo) ..= floor(hi)` of the grown box. One more ring of cells than Surface Nets needs,
+    /// on the low side of every axis.
+    Neighbours,
+}
+
+impl Broadphase {
+    /// Every stored chunk the box `aabb` (world units = voxels, grown by [`QUERY_MARGIN`]) touches
+    /// with solid or water, in key order (`y`, then `z`, then `x`), into `out` (cleared first).
+    ///
+    /// Which bits are tested is the broadphase's [`Reach`]: with either, a box whose test finds
+    /// no bit touches no geometry. NaN, infinite or inverted boxes give
+    /// [`BroadphaseError::InvalidAabb`]; boxes spanning more than [`MAX_QUERY_CHUNKS`] chunks give
+    /// [`BroadphaseError::TooLarge`]; `out` is empty after an error. No allocation once `out`
+    /// has held as many hits as the box has.
+    pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
+        out.clear();
+        let cells = Cells::new(aabb, self.reach)?;
+        if self.query_small(cells, out) {
+            return Ok(());
+        }
+        self.query_large(cells, out)
+    }
+
+    /// [`Broadphase::query`] of boxes [`Broadphase::query_small`] does not take, out of line so
+    /// that the small path keeps its registers.
+    #[inline(never)]
+    fn query_large(&self, cells: Cells, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
+        let span = QuerySpan::new(&cells);
+        span.check_count()?;
+        self.for_each_hit_in(&span, |hit| out.push(hit));
+        Ok(())
+    }
+
+    /// The query of a box spanning at most two chunks per axis (every box up to 5 voxels wide)
+    /// inside the dense grid, into `out` (empty); false, with nothing done,
+    /// for other boxes.
+    ///
+    /// Each axis's bit ranges in its one or two chunks come from a table indexed by the cells'
+    /// ends, not from per-chunk arithmetic: a character-sized query is mostly set-up.
+    #[inline(always)]
+    fn query_small(&self, cells: Cells, out: &mut Vec<ChunkHit>) -> bool {
+        let k0 = cells.first >> 3i32;
+        let two = (cells.last >> 3i32) - k0;
+        // Each is 0 or more, so their OR is at most 1 only when each is.
+        if (two.x | two.y | two.z) > 1 {
+            return false;
+        }
+        let Some((grid, start, sx, sxz)) = self.chunks.grid_window_small(k0, two) else {
+            return false;
+        };
+        // Per axis, the cells' ends relative to the first chunk (`lo` in 0..8, `hi` in 0..16)
+        // pick the bits of the first chunk and of the second from the pair tables.
+        let lo = (cells.first & 7).to_array().map(|l| l as usize & 7);
+        let hi = (cells.last - (k0 << 3i32)).to_array().map(|h| h as usize & 15);
+        let shift = cells.shift & 1;
+        let xs = &PAIRS_X[shift][lo[0]][hi[0]];
+        let zs = &PAIRS_Z[shift][lo[2]][hi[2]];
+        let ys = PAIRS_Y[shift][lo[1]][hi[1]].map(|bits| &SLICES[usize::from(bits)]);
+        // Key order: y, then z, then x. Plain index loops: iterator adapters over these one or
+        // two chunks per axis cost more than the tests (callgrind).
+        let [nx, ny, nz] = two.to_array().map(|n| n as usize + 1);
+        for iy in 0..ny {
+            let slices = ys[iy & 1];
+            for iz in 0..nz {
+                let zmask = zs[iz & 1];
+                let row = start + sxz * iy + sx * iz;
+                for ix in 0..nx {
+                    let code = grid[row + ix];
+                    let (solid, water) = self.test(code, xs[ix & 1] & zmask, slices);
+                    if solid | water {
+                        let chunk = k0 + IVec3::new(ix as i32, iy as i32, iz as i32);
+                        out.push(ChunkHit { chunk, solid, water, full: is_full(code) });
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Calls `f` for every chunk hit of `span`, in key order.
+    fn for_each_hit_in(&self, span: &QuerySpan, mut f: impl FnMut(ChunkHit)) {
+        let [ax, ay, az] = span.axes;
+        let Some((grid, start, sx, sxz)) = self.chunks.grid_window(span.keys_min(), span.keys_max()) else {
+            self.for_each_hit_outside_grid(span, f);
+            return;
+        };
+        // The whole key range is inside the grid: walk its entries without per-key checks.
+        let mut layer = start;
+        for y in ay.k0..=ay.k1 {
+            let slices = ay.slices(y);
+            let mut row = layer;
+            for z in az.k0..=az.k1 {
+                let zmask = az.z_mask(z);
+                for (x, &code) in (ax.k0..=ax.k1).zip(&grid[row..=row + (ax.k1 - ax.k0) as usize]) {
+                    let (solid, water) = self.test(code, ax.x_mask(x) & zmask, slices);
+                    if solid || water {
+                        f(ChunkHit { chunk: IVec3::new(x, y, z), solid, water, full: is_full(code) });
+                    }
+                }
+                row += sx;
+            }
+            layer += sxz;
+        }
+    }
+
+    /// The query of a span not wholly inside the dense grid: each key looked up on its own.
+    #[cold]
+    fn for_each_hit_outside_grid(&self, span: &QuerySpan, mut f: impl FnMut(ChunkHit)) {
+        let [ax, ay, az] = span.axes;
+        for y in ay.k0..=ay.k1 {
+            let slices = ay.slices(y);
+            for z in az.k0..=az.k1 {
+                let zmask = az.z_mask(z);
+                for x in ax.k0..=ax.k1 {
+                    let key = IVec3::new(x, y, z);
+                    let code = self.chunks.get(key);
+                    let (solid, water) = self.test(code, ax.x_mask(x) & zmask, slices);
+                    if solid || water {
+                        f(ChunkHit { chunk: key, solid, water, full: is_full(code) });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The overlap test of a chunk with index entry `code`: (touches solid, touches water), its
+    /// masks ANDed with the XZ mask `xz` in the slices `slices` selects (all ones for a covered
+    /// slice, zero otherwise).
+    ///
+    /// All eight slices are tested, the uncovered ones masked to zero, and the solid mask of a
+    /// tag is the empty slot 0 or 1 ([`index::Code`]): a fixed amount of work per chunk, with a
+    /// branch only for the few chunks that have water.
+    #[inline(always)]
+    fn test(&self, code: Code, xz: u64, slices: &[u64; 8]) -> (bool, bool) {
+        let covered = |mask: &[u64; 8]| mask.iter().zip(slices).fold(0, |acc, (m, s)| acc | m & s) & xz != 0;
+        let solid = covered(&self.masks[index::solid_slot(code)].0) || code == index::FULL_SOLID;
+        let water = (code & 1 != 0 && covered(&self.masks[index::water_slot(code)].0)) || code == index::FULL_WATER;
+        (solid, water)
+    }
+}
+
+/// True for the tags of full chunks.
+#[inline(always)]
+fn is_full(code: Code) -> bool {
+    code.wrapping_sub(index::FULL_SOLID) <= index::FULL_WATER - index::FULL_SOLID
+}
+
+/// `SLICES[bits][y]`: all ones for the Y slices `y` whose bit is set in `bits`, zero for the others.
+static SLICES: [[u64; 8]; 256] = {
+    let mut t = [[0u64; 8]; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let mut y = 0;
+        while y < 8 {
+            if bits >> y & 1 == 1 {
+                t[bits][y] = u64::MAX;
+            }
+            y += 1;
+        }
+        bits += 1;
+    }
+    t
+};
+
+/// The bit ranges `[lo, hi)` a small query tests in the first and the second chunk along an axis,
+/// for `shift` (0 or 1, [`Cells`]) and the cells' ends `l` (in the first chunk) and `h` (in the
+/// first or the second, 8 and above): bits `min(l + shift, h)..=h` of the cells each chunk holds.
+const fn pair_ranges(shift: usize, l: usize, h: usize) -> [(usize, usize); 2] {
+    let h0 = if h < 7 { h } else { 7 };
+    let first = if l + shift < h0 { l + shift } else { h0 };
+    if h < 8 {
+        // One chunk: the second range is empty.
+        return [(first, h0 + 1), (0, 0)];
+    }
+    let h1 = h - 8;
+    [(first, 8), (if shift < h1 { shift } else { h1 }, h1 + 1)]
+}
+
+/// `PAIRS_X[shift][l][h]`: the XZ-mask factors along `x` of the two chunks ([`pair_ranges`]).
+static PAIRS_X: [[[[u64; 2]; 16]; 8]; 2] = pair_table(&MASKS_X);
+/// `PAIRS_Z[shift][l][h]`: the XZ-mask factors along `z` of the two chunks.
+static PAIRS_Z: [[[[u64; 2]; 16]; 8]; 2] = pair_table(&MASKS_Z);
+/// `PAIRS_Y[shift][l][h]`: the slices (one bit each, an index of [`SLICES`]) of the two chunks.
+static PAIRS_Y: [[[[u8; 2]; 16]; 8]; 2] = {
+    let mut t = [[[[0u8; 2]; 16]; 8]; 2];
+    let mut i = 0;
+    while i < 2 * 8 * 16 {
+        let (shift, l, h) = (i / 128, i / 16 % 8, i % 16);
+        if l <= h {
+            let r = pair_ranges(shift, l, h);
+            let mut c = 0;
+            while c < 2 {
+                t[shift][l][h][c] = ((1u16 << r[c].1) - (1u16 << r[c].0)) as u8;
+                c += 1;
+            }
+        }
+        i += 1;
+    }
+    t
+};
+
+const fn pair_table(masks: &[[u64; 9]; 9]) -> [[[[u64; 2]; 16]; 8]; 2] {
+    let mut t = [[[[0u64; 2]; 16]; 8]; 2];
+    let mut i = 0;
+    while i < 2 * 8 * 16 {
+        let (shift, l, h) = (i / 128, i / 16 % 8, i % 16);
+        if l <= h {
+            let r = pair_ranges(shift, l, h);
+            t[shift][l][h] = [masks[r[0].0][r[0].1], masks[r[1].0][r[1].1]];
+        }
+        i += 1;
+    }
+    t
+}
+
+/// The cells (cubes) a query covers per axis, `first..=last`, and how the bits tested in a chunk
+/// relate to its share `l..=h` of them: bits `min(l + shift, h)..=h`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cells {
+    first: IVec3,
+    last: IVec3,
+    shift: usize,
+}
+
+impl Cells {
+    /// The cells of `aabb` grown by [`QUERY_MARGIN`] under `reach`, after the checks of
+    /// [`Broadphase::query`] (all but the chunk count, [`QuerySpan::check_count`]).
+    #[inline(always)]
+    pub(crate) fn new(aabb: &Aabb, reach: Reach) -> Result<Self, BroadphaseError> {
+        let (min, max) = (Vec3A::from(aabb.min), Vec3A::from(aabb.max));
+        let shift = match reach {
+            Reach::SurfaceNets => 1,
+            Reach::Neighbours => 0,
+        };
+        // The margin is a whole number of voxels, so the grown box's cells are the box's own
+        // floors moved by it: exact, where adding the margin in f32 could round a face inward.
+        // Surface Nets: the cubes the closed box touches start at ceil(lo) - 1, which is
+        // floor(lo) less one where lo (so min) is an integer; their bits one higher (module docs).
+        let cells = |(min_floor, min_is_integer): (IVec3, IVec3), max_floor: IVec3| Self {
+            first: min_floor - IVec3::splat(MARGIN) - min_is_integer * shift as i32,
+            last: max_floor + IVec3::splat(MARGIN),
+            shift,
+        };
+        // Ordered, and within ±FAST (the usual case) or ±MAX_COORDINATE less the margin. NaN
+        // fails every comparison and infinities fail the range, so no separate finiteness test
+        // is needed.
+        let ordered = min.cmple(max);
+        let fast = Vec3A::splat(FAST);
+        if (ordered & min.cmpge(-fast) & max.cmplt(fast)).all() {
+            return Ok(cells(floor_fast(min), floor_fast(max).0));
+        }
+        let limit = Vec3A::splat(MAX_COORDINATE - QUERY_MARGIN);
+        if !(ordered & min.cmpge(-limit) & max.cmple(limit)).all() {
+            return Err(BroadphaseError::InvalidAabb);
+        }
+        // Beyond FAST every f32 is a multiple of a half, so glam's floor and casts are exact.
+        let min_floor = min.floor();
+        Ok(cells((min_floor.as_ivec3(), IVec3::from(min_floor.cmpeq(min))), max.floor().as_ivec3()))
+    }
+}
+
+/// [`QUERY_MARGIN`] in whole voxels.
+const MARGIN: i32 = QUERY_MARGIN as i32;
+const _: () =
+    assert!((MARGIN as f32).to_bits() == QUERY_MARGIN.to_bits(), "the query margin is a whole number of voxels");
+
+/// Magnitudes below this take [`floor_fast`].
+const FAST: f32 = (1 << 22) as f32;
+
+/// `floor` as integers for values below [`FAST`] in magnitude, and 1 where a value was an
+/// integer (0 elsewhere).
+///
+/// Adding 1.5 * 2^23 rounds such a value to an integer that the sum's low mantissa bits hold;
+/// one step down where that rounded up gives the floor. A small query needs six floors; this is
+/// a few SIMD operations and no saturation checks, where glam's `floor` and `as` casts take
+/// about twice the instructions.
+#[inline(always)]
+fn floor_fast(v: Vec3A) -> (IVec3, IVec3) {
+    const MAGIC: f32 = 12_582_912.0;
+    let t = v + Vec3A::splat(MAGIC);
+    let rounded = t - Vec3A::splat(MAGIC);
+    let above = IVec3::from(rounded.cmpgt(v));
+    let bits = t.to_array().map(|t| t.to_bits() as i32 - MAGIC.to_bits() as i32);
+    (IVec3::from_array(bits) - above, IVec3::from(rounded.cmpeq(v)))
+}
+
+/// A query's chunk keys and, per axis, the mask bits it covers in each chunk.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QuerySpan {
+    pub axes: [AxisSpan; 3],
+}
+
+impl QuerySpan {
+    pub(crate) fn new(cells: &Cells) -> Self {
+        let axis = |i: usize| AxisSpan::new(cells.first[i], cells.last[i], cells.shift as i32);
+        Self { axes: [axis(0), axis(1), axis(2)] }
+    }
+
+    /// [`BroadphaseError::TooLarge`] for spans over [`MAX_QUERY_CHUNKS`] chunks.
+    #[inline]
+    pub(crate) fn check_count(&self) -> Result<(), BroadphaseError> {
+        // Coordinates are bounded by MAX_COORDINATE, so nothing here overflows.
+        let count = |a: &AxisSpan| i64::from(a.k1 - a.k0) + 1;
+        let [x, y, z] = &self.axes;
+        if count(x) * count(y) * count(z) > MAX_QUERY_CHUNKS as i64 {
+            return Err(BroadphaseError::TooLarge);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn keys_min(&self) -> IVec3 {
+        IVec3::new(self.axes[0].k0, self.axes[1].k0, self.axes[2].k0)
+    }
+
+    pub(crate) fn keys_max(&self) -> IVec3 {
+        IVec3::new(self.axes[0].k1, self.axes[1].k1, self.axes[2].k1)
+    }
+}
+
+/// One axis of a query: chunks `k0..=k1`, and the bits `[lo, hi)` tested in the first, middle and
+/// last ones.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AxisSpan {
+    pub k0: i32,
+    pub k1: i32,
+    first: (usize, usize),
+    middle: (usize, usize),
+    last: (usize, usize),
+}
+
+impl AxisSpan {
+    /// Covers cells (cubes) `c0..=c1`; with `shift` 1, a chunk's share `l..=h` of them is tested
+    /// at bits `min(l + 1, h)..=h` (Surface Nets), with 0 at bits `l..=h`.
+    #[inline(always)]
+    fn new(c0: i32, c1: i32, shift: i32) -> Self {
+        let (k0, k1) = (c0 >> 3, c1 >> 3);
+        let (l, h) = (c0 & 7, c1 & 7);
+        let h0 = if k1 > k0 { 7 } else { h };
+        let range = |lo: i32, hi: i32| ((lo + shift).min(hi) as usize, hi as usize + 1);
+        Self { k0, k1, first: range(l, h0), middle: range(0, 7), last: range(0, h) }
+    }
+
+    #[inline]
+    fn bits(&self, k: i32) -> (usize, usize) {
+        if k == self.k0 {
+            self.first
+        } else if k == self.k1 {
+            self.last
+        } else {
+            self.middle
+        }
+    }
+
+    #[inline]
+    fn x_mask(&self, k: i32) -> u64 {
+        let (lo, hi) = self.bits(k);
+        MASKS_X[lo][hi]
+    }
+
+    #[inline]
+    fn z_mask(&self, k: i32) -> u64 {
+        let (lo, hi) = self.bits(k);
+        MASKS_Z[lo][hi]
+    }
+
+    /// The slice selection of chunk layer `k`.
+    #[inline]
+    fn slices(&self, k: i32) -> &'static [u64; 8] {
+        let (lo, hi) = self.bits(k);
+        &SLICES[((1u16 << hi) - (1u16 << lo)) as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec3;
+    use proptest::prelude::*;
+
+    /// The cells of the grown box by definition: for `lo = min - 1`, `ceil(lo) - 1 = ceil(min) - 2`
+    /// (Surface Nets) or `floor(lo) = floor(min) - 1`, and `floor(max + 1) = floor(max) + 1`,
+    /// with `f64`'s floor and ceil (exact on every `f32`).
+    fn reference(aabb: &Aabb, reach: Reach) -> (IVec3, IVec3) {
+        let f = |v: Vec3, g: fn(f64) -> f64| IVec3::from_array(v.to_array().map(|c| g(f64::from(c)) as i32));
+        let first = match reach {
+            Reach::SurfaceNets => f(aabb.min, f64::ceil) - IVec3::splat(2),
+            Reach::Neighbours => f(aabb.min, f64::floor) - IVec3::ONE,
+        };
+        (first, f(aabb.max, f64::floor) + IVec3::ONE)
+    }
+
+    fn check_cells(aabb: Aabb) {
+        for reach in [Reach::SurfaceNets, Reach::Neighbours] {
+            let cells = Cells::new(&aabb, reach).unwrap();
+            assert_eq!((cells.first, cells.last), reference(&aabb, reach), "{aabb:?} {reach:?}");
+        }
+    }
+
+    #[test]
+    fn cells_at_integers_halves_and_the_fast_range_edge() {
+        let edge = FAST;
+        // 1023 and a step: less one, it rounds to a power of two in f32 (the old inward rounding).
+        let tie = f32::from_bits(1023f32.to_bits() + 1);
+        for v in [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 7.999_999, -8.000_001, 1e-30, -1e-30, tie, -tie] {
+            check_cells(Aabb::new(Vec3::splat(v), Vec3::splat(v)));
+        }
+        // Either side of the fast path's limit, and the slow path out to MAX_COORDINATE.
+        for v in
+            [edge - 2.0, edge - 1.5, edge - 1.0, edge - 0.5, edge, edge + 0.5, edge + 8.0, 1e8, MAX_COORDINATE - 2.0]
+        {
+            check_cells(Aabb::new(Vec3::splat(v - 1.0), Vec3::splat(v)));
+            check_cells(Aabb::new(Vec3::splat(-v), Vec3::splat(-v + 1.0)));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn cells_equal_their_definition(
+            min in prop::array::uniform3(-5e6f32..5e6),
+            size in prop::array::uniform3(0.0f32..20.0),
+            snap in any::<bool>(),
+        ) {
+            let min = if snap { Vec3::from(min).round() } else { Vec3::from(min) };
+            check_cells(Aabb::new(min, min + Vec3::from(size)));
+        }
+    }
+
+    /// The small path's tables give each chunk the bits the general path's per-axis spans give.
+    #[test]
+    fn pair_tables_match_the_axis_spans() {
+        for shift in 0..2 {
+            for c0 in 0..8 {
+                for c1 in c0..16 {
+                    let span = AxisSpan::new(c0, c1, shift);
+                    let bits = |k: i32| {
+                        let (lo, hi) = span.bits(k);
+                        ((1u16 << hi) - (1u16 << lo)) as u8
+                    };
+                    let (s, l, h) = (shift as usize, c0 as usize, c1 as usize);
+                    assert_eq!(PAIRS_X[s][l][h][0], MASKS_X[span.first.0][span.first.1]);
+                    assert_eq!(PAIRS_Z[s][l][h][0], MASKS_Z[span.first.0][span.first.1]);
+                    assert_eq!(PAIRS_Y[s][l][h][0], bits(0));
+                    if c1 >= 8 {
+                        assert_eq!(PAIRS_X[s][l][h][1], MASKS_X[span.last.0][span.last.1]);
+                        assert_eq!(PAIRS_Y[s][l][h][1], bits(1));
+                    }
+                }
+            }
+        }
+    }
+}
