@@ -57,6 +57,8 @@ fn meshing_allocates_nothing_after_warm_up() {
             quads += mesh.quad_count();
             mesher.blocky(grid, *chunk, &options, mesh).unwrap();
             quads += mesh.quad_count();
+            mesher.visible_faces(grid, *chunk, &options, mesh).unwrap();
+            quads += mesh.quad_count();
         }
         quads
     };
