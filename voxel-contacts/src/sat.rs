@@ -233,7 +233,7 @@ fn support(t: &[Vec3; 3], a: Vec3, tol: f32) -> (Local, [f32; 3]) {
 }
 
 #[inline]
-fn project(points: &[Vec3], axis: Vec3) -> (f32, f32) {
+pub(crate) fn project(points: &[Vec3], axis: Vec3) -> (f32, f32) {
     let mut lo = f32::INFINITY;
     let mut hi = f32::NEG_INFINITY;
     for &p in points {

@@ -306,14 +306,7 @@ impl PolyView<'_> {
             let r = axis.abs().dot(h);
             return (-r, r);
         }
-        let mut lo = f32::INFINITY;
-        let mut hi = f32::NEG_INFINITY;
-        for &p in self.points {
-            let d = axis.dot(p);
-            lo = lo.min(d);
-            hi = hi.max(d);
-        }
-        (lo, hi)
+        crate::sat::project(self.points, axis)
     }
 }
 
