@@ -155,10 +155,19 @@ struct Edge {
     merged: Option<Shape>,
 }
 
-/// Dirty edges evaluated together (in parallel) when they reach the top of the heap: enough to
-/// keep two to eight threads busy, few enough that little work is spent on edges that would not
-/// have been needed.
-const DIRTY_BATCH: usize = 16;
+/// How many dirty edges are evaluated together (in parallel) when they reach the top of the heap:
+/// one per thread. Every edge evaluated beyond the first may be wasted (a collapse at the top can
+/// dirty it again before it is used), so one thread evaluates one at a time. The batch size never
+/// changes the result, only the work.
+#[cfg(feature = "parallel")]
+fn dirty_batch() -> usize {
+    rayon::current_num_threads().max(1)
+}
+
+#[cfg(not(feature = "parallel"))]
+fn dirty_batch() -> usize {
+    1
+}
 
 /// The merged hull of two nodes and its concavity error (infinite when no hull exists).
 fn evaluate(
@@ -305,6 +314,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     let mut mark = vec![u32::MAX; nodes.len()];
     let mut jobs: Vec<(u32, u32)> = Vec::new();
     let mut job_edges: Vec<u32> = Vec::new();
+    let batch = dirty_batch();
     while let Some(Reverse((bits, e, version))) = heap.pop() {
         let edge = &edges[e as usize];
         if !edge.alive || edge.version != version {
@@ -321,7 +331,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             // Evaluate this edge and the dirty ones right behind it, then look again.
             job_edges.clear();
             job_edges.push(e);
-            while job_edges.len() < DIRTY_BATCH {
+            while job_edges.len() < batch {
                 let Some(&Reverse((_, next, next_version))) = heap.peek() else { break };
                 let ed = &edges[next as usize];
                 if ed.alive && ed.version == next_version && !ed.dirty {

@@ -220,8 +220,11 @@ struct Surface<'a> {
     /// `start[c]..start[c + 1]` index `entries`, the triangles whose box overlaps cell `c`.
     start: Vec<u32>,
     entries: Vec<u32>,
+    /// Coarse clusters; their `range` indexes `fine_clusters`.
     clusters: Vec<Cluster>,
-    /// Triangles by cluster (`Cluster::range`).
+    /// Fine clusters; their `range` indexes `cluster_tris`.
+    fine_clusters: Vec<Cluster>,
+    /// Triangles by cluster.
     cluster_tris: Vec<u32>,
 }
 
@@ -233,6 +236,30 @@ struct Cluster {
     /// The farthest corner from `centre`.
     radius: f64,
     range: (u32, u32),
+}
+
+impl Cluster {
+    fn of(tris: &[[DVec3; 3]], members: &[u32], range: (u32, u32)) -> Cluster {
+        let (mut area, mut weighted, mut weight) = (DVec3::ZERO, DVec3::ZERO, 0.0);
+        for &t in members {
+            let [a, b, c] = tris[t as usize];
+            let v = 0.5 * (b - a).cross(c - a);
+            area += v;
+            weighted += (a + b + c) / 3.0 * v.length();
+            weight += v.length();
+        }
+        let centre = if weight > 0.0 { weighted / weight } else { tris[members[0] as usize][0] };
+        let radius = members.iter().flat_map(|&t| tris[t as usize]).map(|p| p.distance(centre)).fold(0.0, f64::max);
+        Cluster { area, centre, radius, range }
+    }
+
+    /// The dipole term of the cluster at `p` when it is farther than three radii, else `None`.
+    #[inline]
+    fn far_field(&self, p: DVec3) -> Option<f64> {
+        let r = self.centre - p;
+        let dist2 = r.length_squared();
+        (dist2 > 9.0 * self.radius * self.radius).then(|| self.area.dot(r) / (dist2 * dist2.sqrt()))
+    }
 }
 
 impl<'a> Surface<'a> {
@@ -265,45 +292,45 @@ impl<'a> Surface<'a> {
         }
         let entries = keyed.iter().map(|&(_, t)| t).collect();
 
-        // Clusters: triangles by the coarse cell (8 per axis) of their centroid.
-        const COARSE: usize = 8;
-        let coarse = extent / COARSE as f64;
-        let ccoord = |x: f64, k: usize| (((x - lo[k]) / coarse).floor().max(0.0) as usize).min(COARSE - 1);
-        let mut by_cluster: Vec<(u32, u32)> = tris
+        // Clusters: triangles by the fine cell (32 per axis) of their centroid, fine cells grouped
+        // by the coarse cell (8 per axis) they lie in.
+        const FINE: usize = 32;
+        const GROUP: usize = 4;
+        let fine = extent / FINE as f64;
+        let fcoord = |x: f64, k: usize| (((x - lo[k]) / fine).floor().max(0.0) as usize).min(FINE - 1);
+        let mut keyed: Vec<(u32, u32, u32)> = tris
             .iter()
             .enumerate()
             .map(|(t, tri)| {
                 let m = (tri[0] + tri[1] + tri[2]) / 3.0;
-                ((ccoord(m.x, 0) + COARSE * (ccoord(m.y, 1) + COARSE * ccoord(m.z, 2))) as u32, t as u32)
+                let f = [fcoord(m.x, 0), fcoord(m.y, 1), fcoord(m.z, 2)];
+                let g = f.map(|x| x / GROUP);
+                let coarse = g[0] + FINE * (g[1] + FINE * g[2]);
+                (coarse as u32, (f[0] + FINE * (f[1] + FINE * f[2])) as u32, t as u32)
             })
             .collect();
-        by_cluster.sort_unstable();
-        let cluster_tris: Vec<u32> = by_cluster.iter().map(|&(_, t)| t).collect();
-        let mut clusters = Vec::new();
+        keyed.sort_unstable();
+        let cluster_tris: Vec<u32> = keyed.iter().map(|k| k.2).collect();
+        let mut fine_clusters = Vec::new();
         let mut i = 0;
-        while i < by_cluster.len() {
-            let mut j = i;
-            while j < by_cluster.len() && by_cluster[j].0 == by_cluster[i].0 {
-                j += 1;
-            }
-            let (mut area, mut weighted, mut weight) = (DVec3::ZERO, DVec3::ZERO, 0.0);
-            for &t in &cluster_tris[i..j] {
-                let [a, b, c] = tris[t as usize];
-                let v = 0.5 * (b - a).cross(c - a);
-                area += v;
-                weighted += (a + b + c) / 3.0 * v.length();
-                weight += v.length();
-            }
-            let centre = if weight > 0.0 { weighted / weight } else { tris[cluster_tris[i] as usize][0] };
-            let radius = cluster_tris[i..j]
-                .iter()
-                .flat_map(|&t| tris[t as usize])
-                .map(|p| p.distance(centre))
-                .fold(0.0, f64::max);
-            clusters.push(Cluster { area, centre, radius, range: (i as u32, j as u32) });
+        while i < keyed.len() {
+            let j = i + keyed[i..].iter().take_while(|k| k.1 == keyed[i].1).count();
+            fine_clusters.push(Cluster::of(tris, &cluster_tris[i..j], (i as u32, j as u32)));
             i = j;
         }
-        Surface { tris, lo, cell, dims, start, entries, clusters, cluster_tris }
+        // Coarse clusters: their range indexes `fine_clusters`.
+        let mut clusters = Vec::new();
+        let (mut i, mut f) = (0, 0);
+        while i < keyed.len() {
+            let j = i + keyed[i..].iter().take_while(|k| k.0 == keyed[i].0).count();
+            let f_end = f + fine_clusters[f..].iter().take_while(|c: &&Cluster| (c.range.1 as usize) <= j).count();
+            let mut cl = Cluster::of(tris, &cluster_tris[i..j], (f as u32, f_end as u32));
+            cl.range = (f as u32, f_end as u32);
+            clusters.push(cl);
+            i = j;
+            f = f_end;
+        }
+        Surface { tris, lo, cell, dims, start, entries, clusters, fine_clusters, cluster_tris }
     }
 
     /// Exact distance from `p` to the nearest triangle: rings of grid cells around `p`'s cell,
@@ -351,13 +378,17 @@ impl<'a> Surface<'a> {
     /// term for clusters farther than three radii.
     fn winding_number(&self, p: DVec3) -> f64 {
         let mut sum = 0.0;
-        for cl in &self.clusters {
-            let r = cl.centre - p;
-            let dist = r.length();
-            if dist > 3.0 * cl.radius {
-                sum += cl.area.dot(r) / (dist * dist * dist);
-            } else {
-                for &t in &self.cluster_tris[cl.range.0 as usize..cl.range.1 as usize] {
+        for coarse in &self.clusters {
+            if let Some(w) = coarse.far_field(p) {
+                sum += w;
+                continue;
+            }
+            for fine in &self.fine_clusters[coarse.range.0 as usize..coarse.range.1 as usize] {
+                if let Some(w) = fine.far_field(p) {
+                    sum += w;
+                    continue;
+                }
+                for &t in &self.cluster_tris[fine.range.0 as usize..fine.range.1 as usize] {
                     sum += solid_angle(self.tris[t as usize], p);
                 }
             }
