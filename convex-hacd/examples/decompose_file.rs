@@ -1,5 +1,6 @@
 //! Decomposes one OBJ or STL file and prints hull counts, the time and the tightness figure:
-//! `cargo run --release -p convex-hacd --example decompose_file -- path/to/mesh.obj [repeats]`.
+//! `cargo run --release -p convex-hacd --example decompose_file -- path/to/mesh.obj [repeats] [--time-only]`
+//! (`--time-only` skips the score).
 //!
 //! With `--score HULLS.obj` it decomposes nothing and scores the hulls of that OBJ file instead
 //! (one hull per `o` or `g` group), as `cargo xtask coacd` does for CoACD's output:
@@ -48,17 +49,20 @@ fn main() {
         return;
     }
     let repeats: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(1);
+    // `--time-only` skips the tightness score (for profiling the decomposition alone).
+    let score = !args.iter().any(|a| a == "--time-only");
     for _ in 0..repeats {
         let start = Instant::now();
         match decompose(&mesh, &DecomposeOptions::default()) {
             Ok(d) => {
                 let elapsed = start.elapsed();
-                let t = tightness(
-                    &mesh,
-                    d.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..])),
-                    &TightnessOptions::default(),
-                );
-                let (outside, farthest) = t.map_or((f32::NAN, f32::NAN), |t| (t.outside_share, t.farthest));
+                let (outside, farthest) = if score {
+                    let hulls = d.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
+                    tightness(&mesh, hulls, &TightnessOptions::default())
+                        .map_or((f32::NAN, f32::NAN), |t| (t.outside_share, t.farthest))
+                } else {
+                    (f32::NAN, f32::NAN)
+                };
                 println!(
                     "{path}: {} hulls, {} vertices, {} samples, {:.1?}, outside {:.2}%, farthest {:.2}%",
                     d.hulls.len(),

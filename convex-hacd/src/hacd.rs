@@ -100,8 +100,6 @@ pub(crate) struct Shape {
     pub planes: Vec<Plane>,
     pub flat: bool,
     pub area: f64,
-    pub lo: DVec3,
-    pub hi: DVec3,
 }
 
 /// Per-thread buffers of the cost evaluation.
@@ -117,20 +115,21 @@ impl Shape {
     /// The hull of `points` (copied out of `scratch.points`), or `None` when degenerate.
     fn from_scratch(scratch: &mut Scratch, eps: f64) -> Option<Shape> {
         build_hull(&scratch.points, eps, &mut scratch.hull, &mut scratch.raw).ok()?;
+        Some(Shape::from_raw(scratch))
+    }
+
+    /// The hull last built into `scratch.raw`, over `scratch.points`.
+    fn from_raw(scratch: &Scratch) -> Shape {
         let raw = &scratch.raw;
         let local = |i: u32| raw.vertices.binary_search(&i).map_or(0, |k| k as u32);
         let points: Vec<DVec3> = raw.vertices.iter().map(|&i| scratch.points[i as usize]).collect();
-        let (lo, hi) =
-            points.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
-        Some(Shape {
+        Shape {
             triangles: raw.triangles.iter().map(|t| t.map(local)).collect(),
             planes: raw.planes.clone(),
             flat: raw.flat,
             area: raw.flat_area,
             points,
-            lo,
-            hi,
-        })
+        }
     }
 }
 
@@ -150,6 +149,9 @@ struct Edge {
     version: u32,
     /// The concavity error of `merged`, or a lower bound of it while `dirty`.
     cost: f64,
+    /// The merged hull was solid when `cost` was computed (its cost then stays a lower bound when
+    /// a node grows).
+    solid: bool,
     /// One of the nodes grew since `cost` was computed.
     dirty: bool,
     merged: Option<Shape>,
@@ -169,61 +171,106 @@ fn dirty_batch() -> usize {
     1
 }
 
-/// The merged hull of two nodes and its concavity error (infinite when no hull exists).
+/// The result of one edge's evaluation.
+struct Evaluation {
+    /// The concavity error (infinite when no hull exists).
+    cost: f64,
+    /// The merged hull is solid.
+    solid: bool,
+    /// The merged hull, kept only when it may be used (the cost is within the limit, or a hull
+    /// count cap may collapse past it).
+    merged: Option<Shape>,
+}
+
+/// The merged hull of two nodes and its concavity error. The hull is built in `scratch` and
+/// copied out only when `keep_all` or the cost is within `limit`: most evaluations reject.
 fn evaluate(
     a: &Shape,
     b: &Shape,
     samples: &Samples,
     eps: f64,
     limit: f64,
+    keep_all: bool,
     scratch: &mut Scratch,
-) -> (f64, Option<Shape>) {
+) -> Evaluation {
     scratch.points.clear();
     scratch.points.extend_from_slice(&a.points);
     scratch.points.extend_from_slice(&b.points);
-    let Some(merged) = Shape::from_scratch(scratch, eps) else { return (f64::INFINITY, None) };
-    let cost = if merged.flat {
+    if build_hull(&scratch.points, eps, &mut scratch.hull, &mut scratch.raw).is_err() {
+        return Evaluation { cost: f64::INFINITY, solid: false, merged: None };
+    }
+    let raw = &scratch.raw;
+    let cost = if raw.flat {
         // Seed: a flat hull that covers more than its two parts may close a concavity in its
         // plane; the square root of the extra area is the error. A solid part counts no area.
         let parts = if a.flat { a.area } else { 0.0 } + if b.flat { b.area } else { 0.0 };
-        (merged.area - parts).max(0.0).sqrt()
+        (raw.flat_area - parts).max(0.0).sqrt()
     } else {
-        samples.concavity(&merged.planes, merged.lo, merged.hi, eps, limit, &mut scratch.order)
+        let (lo, hi) = raw.vertices.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &i| {
+            let p = scratch.points[i as usize];
+            (lo.min(p), hi.max(p))
+        });
+        samples.concavity(&raw.planes, lo, hi, eps, limit, &mut scratch.order)
     };
     // Errors below the quantization distance are rounding (a sample on the hull's surface exits
     // after 1e-13); as exact zeros they tie, and ties go by edge index.
     let cost = if cost <= eps { 0.0 } else { cost };
-    (cost, Some(merged))
+    let merged = (keep_all || cost <= limit).then(|| Shape::from_raw(scratch));
+    Evaluation { cost, solid: !scratch.raw.flat, merged }
 }
 
-#[cfg(feature = "parallel")]
-fn evaluate_all(
-    jobs: &[(u32, u32)],
-    nodes: &[Node],
-    samples: &Samples,
+/// The buffers of one evaluating thread, reused across evaluations (slot per rayon thread).
+struct ScratchPool(Vec<std::sync::Mutex<Scratch>>);
+
+impl ScratchPool {
+    fn new() -> Self {
+        #[cfg(feature = "parallel")]
+        let slots = rayon::current_num_threads() + 1;
+        #[cfg(not(feature = "parallel"))]
+        let slots = 1;
+        ScratchPool((0..slots).map(|_| std::sync::Mutex::new(Scratch::default())).collect())
+    }
+
+    /// Runs `f` with this thread's scratch (a poisoned slot is still only buffers).
+    fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
+        #[cfg(feature = "parallel")]
+        let slot = rayon::current_thread_index().map_or(0, |i| i + 1) % self.0.len();
+        #[cfg(not(feature = "parallel"))]
+        let slot = 0;
+        let mut guard = self.0[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard)
+    }
+}
+
+/// Everything an evaluation reads besides the two nodes.
+struct Context<'a> {
+    samples: &'a Samples,
     eps: f64,
     limit: f64,
-) -> Vec<(f64, Option<Shape>)> {
-    use rayon::prelude::*;
-    jobs.par_iter()
-        .map_init(Scratch::default, |scratch, &(a, b)| {
-            evaluate(&nodes[a as usize].shape, &nodes[b as usize].shape, samples, eps, limit, scratch)
+    keep_all: bool,
+    pool: ScratchPool,
+}
+
+fn evaluate_all(jobs: &[(u32, u32)], nodes: &[Node], cx: &Context) -> Vec<Evaluation> {
+    let one = |&(a, b): &(u32, u32)| {
+        cx.pool.with(|scratch| {
+            evaluate(
+                &nodes[a as usize].shape,
+                &nodes[b as usize].shape,
+                cx.samples,
+                cx.eps,
+                cx.limit,
+                cx.keep_all,
+                scratch,
+            )
         })
-        .collect()
-}
-
-#[cfg(not(feature = "parallel"))]
-fn evaluate_all(
-    jobs: &[(u32, u32)],
-    nodes: &[Node],
-    samples: &Samples,
-    eps: f64,
-    limit: f64,
-) -> Vec<(f64, Option<Shape>)> {
-    let mut scratch = Scratch::default();
-    jobs.iter()
-        .map(|&(a, b)| evaluate(&nodes[a as usize].shape, &nodes[b as usize].shape, samples, eps, limit, &mut scratch))
-        .collect()
+    };
+    #[cfg(feature = "parallel")]
+    if jobs.len() > 1 {
+        use rayon::prelude::*;
+        return jobs.par_iter().map(one).collect();
+    }
+    jobs.iter().map(one).collect()
 }
 
 fn check_options(o: &DecomposeOptions) -> Result<(), DecomposeError> {
@@ -292,12 +339,14 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     }
 
     // Steps 2 and 3: every edge's predicted hull and error.
+    let cx = Context { samples: &samples, eps, limit, keep_all: options.max_hulls.is_some(), pool: ScratchPool::new() };
     let jobs: Vec<(u32, u32)> = edges.iter().map(|e| (e.a, e.b)).collect();
     let mut heap = BinaryHeap::with_capacity(edges.len());
-    for (e, (cost, merged)) in evaluate_all(&jobs, &nodes, &samples, eps, limit).into_iter().enumerate() {
-        edges[e].cost = cost;
-        edges[e].merged = merged;
-        heap.push(Reverse((cost.to_bits(), e as u32, 0u32)));
+    for (e, ev) in evaluate_all(&jobs, &nodes, &cx).into_iter().enumerate() {
+        edges[e].cost = ev.cost;
+        edges[e].solid = ev.solid;
+        edges[e].merged = ev.merged;
+        heap.push(Reverse((ev.cost.to_bits(), e as u32, 0u32)));
     }
 
     // Steps 4 to 7: collapse the cheapest edge while it is under the limit (or the hull count
@@ -344,13 +393,14 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             }
             jobs.clear();
             jobs.extend(job_edges.iter().map(|&x| (edges[x as usize].a, edges[x as usize].b)));
-            for (k, (cost, merged)) in evaluate_all(&jobs, &nodes, &samples, eps, limit).into_iter().enumerate() {
+            for (k, ev) in evaluate_all(&jobs, &nodes, &cx).into_iter().enumerate() {
                 let ed = &mut edges[job_edges[k] as usize];
-                ed.cost = cost;
-                ed.merged = merged;
+                ed.cost = ev.cost;
+                ed.solid = ev.solid;
+                ed.merged = ev.merged;
                 ed.dirty = false;
                 ed.version += 1;
-                heap.push(Reverse((cost.to_bits(), job_edges[k], ed.version)));
+                heap.push(Reverse((ev.cost.to_bits(), job_edges[k], ed.version)));
             }
             continue;
         }
@@ -395,9 +445,8 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         nodes[a].edges.sort_unstable();
         for &x in &nodes[a].edges {
             let ed = &mut edges[x as usize];
-            let solid = ed.merged.as_ref().is_some_and(|m| !m.flat);
             // An edge that is still dirty keeps its bound; a flat or missing hull gives none.
-            if !ed.dirty && !solid {
+            if !ed.dirty && !ed.solid {
                 ed.cost = 0.0;
             }
             ed.dirty = true;
@@ -471,7 +520,7 @@ fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
     pairs.dedup();
     pairs
         .into_iter()
-        .map(|(a, b)| Edge { a, b, alive: true, version: 0, cost: 0.0, dirty: false, merged: None })
+        .map(|(a, b)| Edge { a, b, alive: true, version: 0, cost: 0.0, solid: false, dirty: false, merged: None })
         .collect()
 }
 
