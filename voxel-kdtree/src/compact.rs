@@ -13,7 +13,7 @@
 use glam::{DVec2, Vec3};
 use voxel_core::{Aabb, Ray, TriangleSource};
 
-use crate::intersect::Sheared;
+use crate::intersect::{Sheared, with_major_axis};
 use crate::node::Node;
 use crate::query::{NodeSource, walk_aabb, walk_ray};
 use crate::{KdTree, KdTreeError, RayHit, Scratch};
@@ -197,22 +197,22 @@ impl CompactTree {
     /// grown by the tolerance. Bad rays hit nothing.
     pub fn cast_ray(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> Option<RayHit> {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
                 RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
             false
-        });
+        }));
         (best.triangle != u32::MAX).then_some(best)
     }
 
     /// True whenever the full form's [`KdTree::any_hit`] is (and possibly for near misses).
     pub fn any_hit(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> bool {
         let mut found = false;
-        walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
             found = self.conservative_hit(ray, shear, id, *cutoff).is_some();
             found
-        });
+        }));
         found
     }
 
@@ -220,12 +220,12 @@ impl CompactTree {
     /// sorted by `t` then triangle, in `out` (cleared first).
     pub fn all_hits(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch, out: &mut Vec<RayHit>) {
         out.clear();
-        walk_ray(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
                 out.push(RayHit { t, triangle: id });
             }
             false
-        });
+        }));
         out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
     }
 
@@ -235,7 +235,7 @@ impl CompactTree {
     /// is within it of every edge, for either winding. The distance comes from the stored plane,
     /// clamped into the ray's interval through the triangle's widened box (which holds the
     /// original hit); a ray missing that box cannot hit the original.
-    fn conservative_hit(&self, ray: &Ray, shear: &Sheared, id: u32, t_max: f32) -> Option<f32> {
+    fn conservative_hit<const K: usize>(&self, ray: &Ray, shear: &Sheared<K>, id: u32, t_max: f32) -> Option<f32> {
         let tri = self.triangle_positions(id);
         let grown = Aabb::from_points(tri).grow(self.tolerance);
         let (enter, exit) = grown.intersect_ray(ray, 0.0, t_max)?;

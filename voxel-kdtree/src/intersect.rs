@@ -6,20 +6,22 @@
 use glam::{DVec2, Vec3};
 use voxel_core::{Aabb, Ray};
 
-/// A ray prepared for the watertight test: the axes permuted so that `z` is the direction's
-/// largest component, and the shear that maps the direction onto `+z`.
+/// A ray prepared for the watertight test: `KZ` is the axis of the direction's largest component
+/// (a constant, so the coordinate permutation costs nothing per vertex), and the shear maps the
+/// direction onto `+z`.
 ///
 /// Every vertex is transformed on its own ([`Sheared::project`]), and an edge's 2D edge function
 /// depends only on its two transformed ends, computed in the same order for both triangles that
 /// share the edge (with opposite signs). So a ray through a shared edge or vertex gets an edge
 /// function of exactly zero on one side and the same value negated on the other: it cannot slip
 /// between them.
+///
+/// The paper swaps the two other axes when the major component is negative, to keep the winding
+/// for back-face culling; the test here is two-sided, and the swap would only negate all three
+/// edge functions and the determinant exactly (same decision, same `t`), so it is left out.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Sheared {
+pub(crate) struct Sheared<const KZ: usize> {
     origin: Vec3,
-    kx: usize,
-    ky: usize,
-    kz: usize,
     sx: f32,
     sy: f32,
     sz: f32,
@@ -33,33 +35,58 @@ pub(crate) struct Projected {
     pub(crate) z: f32,
 }
 
-impl Sheared {
-    /// The shear of a valid ray.
+/// The axis of the largest component of `dir` (the first on ties): the `KZ` of [`Sheared`].
+#[inline]
+pub(crate) fn major_axis(dir: Vec3) -> usize {
+    let a = dir.abs();
+    if a.x >= a.y && a.x >= a.z {
+        0
+    } else if a.y >= a.z {
+        1
+    } else {
+        2
+    }
+}
+
+/// Runs `$body` with the constant `$k` set to the major axis of `$ray`'s direction (0, 1 or 2):
+/// the one place where the per-ray axis becomes a compile-time constant.
+macro_rules! with_major_axis {
+    ($ray:expr, $k:ident => $body:expr) => {
+        match $crate::intersect::major_axis($ray.dir) {
+            0 => {
+                const $k: usize = 0;
+                $body
+            }
+            1 => {
+                const $k: usize = 1;
+                $body
+            }
+            _ => {
+                const $k: usize = 2;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_major_axis;
+
+impl<const KZ: usize> Sheared<KZ> {
+    const KX: usize = (KZ + 1) % 3;
+    const KY: usize = (KZ + 2) % 3;
+
+    /// The shear of a valid ray whose major axis is `KZ`.
     #[inline]
     pub(crate) fn new(ray: &Ray) -> Self {
         let d = ray.dir;
-        let a = d.abs();
-        let kz = if a.x >= a.y && a.x >= a.z {
-            0
-        } else if a.y >= a.z {
-            1
-        } else {
-            2
-        };
-        let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
-        // Keep the winding: a negative major component mirrors the frame.
-        if d[kz] < 0.0 {
-            core::mem::swap(&mut kx, &mut ky);
-        }
-        Self { origin: ray.origin, kx, ky, kz, sx: d[kx] / d[kz], sy: d[ky] / d[kz], sz: 1.0 / d[kz] }
+        Self { origin: ray.origin, sx: d[Self::KX] / d[KZ], sy: d[Self::KY] / d[KZ], sz: 1.0 / d[KZ] }
     }
 
     /// `v` in the sheared frame.
     #[inline(always)]
     pub(crate) fn project(&self, v: Vec3) -> Projected {
-        let p = (v - self.origin).to_array();
-        let z = p[self.kz];
-        Projected { x: p[self.kx] - self.sx * z, y: p[self.ky] - self.sy * z, z: self.sz * z }
+        let p = v - self.origin;
+        let z = p[KZ];
+        Projected { x: p[Self::KX] - self.sx * z, y: p[Self::KY] - self.sy * z, z: self.sz * z }
     }
 }
 
@@ -86,12 +113,13 @@ pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max
     let mut w = edge(a, b);
     // An exactly zero edge function may be a rounding artefact: redo all three exactly (the paper's
     // fallback), so that the decision on an edge is the same from both sides.
-    if u == 0.0 || v == 0.0 || w == 0.0 {
+    // (`|` and `&` rather than `||` and `&&`: one branch instead of a chain of unpredictable ones.)
+    if (u == 0.0) | (v == 0.0) | (w == 0.0) {
         u = edge_f64(b, c);
         v = edge_f64(c, a);
         w = edge_f64(a, b);
     }
-    if (u < 0.0 || v < 0.0 || w < 0.0) && (u > 0.0 || v > 0.0 || w > 0.0) {
+    if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
         return None;
     }
     let det = u + v + w;
@@ -124,8 +152,10 @@ pub fn ray_triangle(ray: &Ray, tri: [Vec3; 3], t_max: f32) -> Option<f32> {
     if !ray.is_valid() {
         return None;
     }
-    let s = Sheared::new(ray);
-    triangle_projected(s.project(tri[0]), s.project(tri[1]), s.project(tri[2]), t_max)
+    with_major_axis!(ray, K => {
+        let s = Sheared::<K>::new(ray);
+        triangle_projected(s.project(tri[0]), s.project(tri[1]), s.project(tri[2]), t_max)
+    })
 }
 
 /// The quad form: quad `[q0, q1, q2, q3]` as the triangles `[q0, q1, q2]` and `[q0, q2, q3]`

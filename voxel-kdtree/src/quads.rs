@@ -7,7 +7,8 @@
 use voxel_core::{Aabb, Ray, TriangleSource, validate_triangles};
 
 use crate::build::{self, MAX_PRIMITIVES, Record, triangle_is_usable};
-use crate::intersect::{quad_projected, triangle_overlaps_aabb, triangle_projected};
+use crate::intersect::{quad_projected, triangle_overlaps_aabb, triangle_projected, with_major_axis};
+use crate::query::walk_ray;
 use crate::{KdTree, KdTreeError, RayHit, Scratch};
 
 /// Set in a stored quad id when its first half (`[q0, q1, q2]`) is unusable and must not be hit.
@@ -118,7 +119,7 @@ impl QuadTree {
             return None;
         }
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        self.tree.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(&self.tree, ray, t_max, scratch, |shear, id, cutoff| {
             let q = id & QUAD_MASK;
             let (first, second) = (source.triangle(2 * q), source.triangle(2 * q + 1));
             let p = [first[0], first[1], first[2], second[2]].map(|v| shear.project(source.vertex(v)));
@@ -133,7 +134,7 @@ impl QuadTree {
                 RayHit { t, triangle: 2 * q + half }.keep_closest(&mut best, cutoff);
             }
             false
-        });
+        }));
         (best.triangle != u32::MAX).then_some(best)
     }
 

@@ -5,7 +5,7 @@
 
 use voxel_core::{Aabb, Ray, TriangleSource};
 
-use crate::intersect::{Sheared, triangle_overlaps_aabb, triangle_projected};
+use crate::intersect::{Sheared, triangle_overlaps_aabb, triangle_projected, with_major_axis};
 use crate::{KdTree, Node};
 
 /// Relative widening of every segment bound, in units of the coordinates involved: 64 `f32`
@@ -19,18 +19,51 @@ const WIDEN: f32 = 64.0 * f32::EPSILON;
 /// query on a tree (or after [`Scratch::for_tree`]) queries do not allocate.
 ///
 /// One scratch serves any number of trees, one query at a time.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Scratch {
     nodes: Vec<u32>,
-    segments: Vec<Segment>,
+    /// The ray walk's pending far children, one array per field: an entry is written and read
+    /// back as separate 4-byte words, which store forwarding handles (a 12-byte struct read back
+    /// as one wider load stalled on it).
+    ray: RayStack,
 }
 
-/// A node to visit and the part of the ray inside its volume.
-#[derive(Clone, Copy, Debug)]
-struct Segment {
-    node: u32,
-    t_min: f32,
-    t_max: f32,
+/// Pending far children of a ray traversal: at most one per level, so the depth bound of the
+/// largest tree (63, see [`depth_bound`](crate::depth_bound)) fits; indices are taken modulo the
+/// size, so no access can go out of bounds.
+const RAY_STACK: usize = 64;
+
+#[derive(Clone, Debug)]
+struct RayStack {
+    node: [u32; RAY_STACK],
+    t_min: [f32; RAY_STACK],
+    t_max: [f32; RAY_STACK],
+}
+
+impl RayStack {
+    /// Pops the next segment that starts before `cutoff` (a segment starting exactly at it is
+    /// still taken, for ties), dropping the ones that start after it; `None` when none is left.
+    #[inline(always)]
+    fn pop(&self, depth: &mut usize, cutoff: f32) -> Option<(u32, f32, f32)> {
+        while *depth > 0 {
+            *depth -= 1;
+            let slot = *depth % RAY_STACK;
+            let t_min = self.t_min[slot];
+            if !(t_min > cutoff) {
+                return Some((self.node[slot], t_min, self.t_max[slot]));
+            }
+        }
+        None
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            nodes: Vec::new(),
+            ray: RayStack { node: [0; RAY_STACK], t_min: [0.0; RAY_STACK], t_max: [0.0; RAY_STACK] },
+        }
+    }
 }
 
 impl Scratch {
@@ -46,15 +79,12 @@ impl Scratch {
         s
     }
 
-    /// A traversal pops one entry and pushes at most two per level, so `depth + 1` entries hold
-    /// any traversal.
+    /// A box traversal pops one entry and pushes at most two per level, so `depth + 2` entries
+    /// hold any traversal.
     #[inline]
     fn reserve(&mut self, depth: u32) {
-        let need = depth as usize + 2;
         self.nodes.clear();
-        self.segments.clear();
-        self.nodes.reserve(need);
-        self.segments.reserve(need);
+        self.nodes.reserve(depth as usize + 2);
     }
 }
 
@@ -131,13 +161,12 @@ impl KdTree {
             return None;
         }
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
-            let [a, b, c] = source.triangle_positions(id);
-            if let Some(t) = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff) {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+            if let Some(t) = triangle_hit(source, shear, id, *cutoff) {
                 RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
             false
-        });
+        }));
         (best.triangle != u32::MAX).then_some(best)
     }
 
@@ -154,11 +183,10 @@ impl KdTree {
             return false;
         }
         let mut found = false;
-        self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
-            let [a, b, c] = source.triangle_positions(id);
-            found = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff).is_some();
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+            found = triangle_hit(source, shear, id, *cutoff).is_some();
             found
-        });
+        }));
         found
     }
 
@@ -177,13 +205,12 @@ impl KdTree {
         if !self.matches(source) {
             return;
         }
-        self.walk_ray(ray, t_max, scratch, |shear, id, cutoff| {
-            let [a, b, c] = source.triangle_positions(id);
-            if let Some(t) = triangle_projected(shear.project(a), shear.project(b), shear.project(c), *cutoff) {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+            if let Some(t) = triangle_hit(source, shear, id, *cutoff) {
                 out.push(RayHit { t, triangle: id });
             }
             false
-        });
+        }));
         out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
     }
 
@@ -197,17 +224,18 @@ impl KdTree {
     pub(crate) fn walk_aabb(&self, query: &Aabb, scratch: &mut Scratch, visit: impl FnMut(u32)) {
         walk_aabb(self, query, scratch, visit);
     }
+}
 
-    /// The segment traversal; see [`walk_ray`].
-    pub(crate) fn walk_ray(
-        &self,
-        ray: &Ray,
-        t_max: f32,
-        scratch: &mut Scratch,
-        visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
-    ) {
-        walk_ray(self, ray, t_max, scratch, visit);
-    }
+/// The watertight test of triangle `id` of `source`: its hit `t` in `[0, t_max]`.
+#[inline(always)]
+fn triangle_hit<S: TriangleSource + ?Sized, const K: usize>(
+    source: &S,
+    shear: &Sheared<K>,
+    id: u32,
+    t_max: f32,
+) -> Option<f32> {
+    let [a, b, c] = source.triangle_positions(id);
+    triangle_projected(shear.project(a), shear.project(b), shear.project(c), t_max)
 }
 
 /// A tree the walkers can traverse: the full form, or the compact form decoding its nodes.
@@ -268,23 +296,31 @@ pub(crate) fn walk_aabb<T: NodeSource>(tree: &T, query: &Aabb, scratch: &mut Scr
     }
 }
 
-/// Pending far children of a ray traversal: one per level at most, so the depth bound of the
-/// largest tree (63, see [`depth_bound`](crate::depth_bound)) plus margin.
-const RAY_STACK: usize = 66;
-
 /// The segment traversal. `visit(shear, primitive, cutoff)` tests one primitive; it may lower
 /// `cutoff` (nodes whose segment starts beyond it are skipped) and returns `true` to stop.
 ///
-/// The current segment stays in registers: at a branch the near child becomes the current one
-/// and only the far child is pushed, onto a fixed array on the call stack. Popping what was just
-/// pushed (three 4-byte stores read back as one wider load) stalled on store forwarding and cost
-/// most of the traversal's time.
-pub(crate) fn walk_ray<T: NodeSource>(
+/// Per ray, the child the ray meets first on each axis (`near[axis]`, 0 = left, 1 = right) and
+/// the widening of plane distances on each axis are set up once; per branch the near plane
+/// bounds the near child's segment from above and the far plane the far child's from below:
+///
+/// ```text
+/// t_near = (near plane - o) / d + pad     near child: [t_min, min(t_max, t_near)], if t_near >= t_min
+/// t_far  = (far plane - o) / d - pad      far child:  [max(t_min, t_far), t_max],  if t_far <= t_max
+/// ```
+///
+/// A ray parallel to the planes has an infinite inverse: a plane distance is `+inf` or `-inf`
+/// (the child holds the whole segment or none of it) or NaN for an origin exactly on the plane,
+/// which the comparisons, written as negations, count as inside (the child is visited, as the
+/// closed volume requires). The current segment stays in registers: the near child becomes the
+/// current one, and only the far child is pushed, onto the fixed stack of the [`Scratch`];
+/// segments are checked against the cutoff when popped (the near child starts where its parent
+/// did, which was checked).
+pub(crate) fn walk_ray<T: NodeSource, const K: usize>(
     tree: &T,
     ray: &Ray,
     t_max: f32,
-    _scratch: &mut Scratch,
-    mut visit: impl FnMut(&Sheared, u32, &mut f32) -> bool,
+    scratch: &mut Scratch,
+    mut visit: impl FnMut(&Sheared<K>, u32, &mut f32) -> bool,
 ) {
     if !ray.is_valid() || !(t_max >= 0.0) {
         return;
@@ -292,89 +328,56 @@ pub(crate) fn walk_ray<T: NodeSource>(
     let bounds = tree.root_bounds();
     // An empty tree's box is empty: the ray misses it.
     let Some((enter, exit)) = bounds.intersect_ray(ray, 0.0, t_max) else { return };
-    let shear = Sheared::new(ray);
-    let (origin, inv) = (ray.origin.to_array(), ray.inv_dir.to_array());
+    let shear = Sheared::<K>::new(ray);
+    let origin = ray.origin.to_array();
+    let inv = ray.inv_dir.to_array();
+    // Every plane lies within the root box, so `scale` bounds `|plane|` for the widening.
+    let scale = bounds.min.abs().max(bounds.max.abs()).max_element();
+    let pad =
+        [0, 1, 2].map(|a| if inv[a].is_finite() { WIDEN * (scale + origin[a].abs()) * inv[a].abs() } else { 0.0 });
+    let near = inv.map(|i| usize::from(i.is_sign_negative()));
     // The root's entry moves back by the widening at the scale of the tree's coordinates.
-    let scale = bounds.min.abs().max(bounds.max.abs()).max_element() + ray.origin.abs().max_element();
-    let enter = (enter - WIDEN * (enter.abs() + scale / ray.dir.abs().max_element())).max(0.0);
+    let enter = (enter
+        - WIDEN * (enter.abs() + (scale + ray.origin.abs().max_element()) / ray.dir.abs().max_element()))
+    .max(0.0);
     let mut cutoff = t_max;
-    let mut stack = [Segment { node: 0, t_min: 0.0, t_max: 0.0 }; RAY_STACK];
-    let mut depth = 0;
-    let mut current = Some(Segment { node: 0, t_min: enter, t_max: exit });
+    let stack = &mut scratch.ray;
+    let mut depth = 0usize;
+    let (mut node_index, mut t0, mut t1) = (0u32, enter, exit);
     loop {
-        let seg = match current.take() {
-            Some(seg) => seg,
-            None if depth > 0 => {
-                depth -= 1;
-                stack[depth]
-            }
-            None => return,
-        };
-        // Strict, so a node starting exactly at the best hit is still visited for ties.
-        if seg.t_min > cutoff {
-            continue;
-        }
-        let node = tree.node(seg.node);
+        let node = tree.node(node_index);
         if node.is_leaf() {
             let (ids, count) = node.ids();
-            for &id in &ids[..count] {
+            for &id in &ids[..count.min(2)] {
                 if visit(&shear, id, &mut cutoff) {
                     return;
                 }
             }
+            let Some(next) = stack.pop(&mut depth, cutoff) else { return };
+            (node_index, t0, t1) = next;
             continue;
         }
+        let axis = node.axis();
         let (left, right) = node.planes();
-        let (axis, first) = (node.axis(), node.index());
-        let (o, inv) = (origin[axis], inv[axis]);
-        let (near, far) = if inv.is_infinite() {
-            // Parallel to the planes: a child holds the whole segment or none of it.
-            (
-                (o <= left).then_some(Segment { node: first, ..seg }),
-                (o >= right).then_some(Segment { node: first + 1, ..seg }),
-            )
+        let s = near[axis];
+        let (near_plane, far_plane) = if s == 0 { (left, right) } else { (right, left) };
+        let (o, i, p) = (origin[axis], inv[axis], pad[axis]);
+        let t_near = (near_plane - o) * i + p;
+        let t_far = (far_plane - o) * i - p;
+        let first = node.index();
+        // The far child, pushed unconditionally and kept when the ray reaches it.
+        let slot = depth % RAY_STACK;
+        stack.node[slot] = first + (s ^ 1) as u32;
+        stack.t_min[slot] = if t_far > t0 { t_far } else { t0 };
+        stack.t_max[slot] = t1;
+        depth += usize::from(!(t_far > t1));
+        if !(t_near < t0) {
+            node_index = first + s as u32;
+            t1 = if t_near < t1 { t_near } else { t1 };
         } else {
-            let pad = WIDEN * (left.abs().max(right.abs()) + o.abs()) * inv.abs();
-            let t_left = (left - o) * inv;
-            let t_right = (right - o) * inv;
-            if inv > 0.0 {
-                // Left (coordinate <= left plane) comes first along the ray: t <= t_left; the
-                // right child is t >= t_right.
-                (
-                    (t_left + pad >= seg.t_min).then_some(Segment {
-                        node: first,
-                        t_min: seg.t_min,
-                        t_max: seg.t_max.min(t_left + pad),
-                    }),
-                    (t_right - pad <= seg.t_max).then_some(Segment {
-                        node: first + 1,
-                        t_min: seg.t_min.max(t_right - pad),
-                        t_max: seg.t_max,
-                    }),
-                )
-            } else {
-                // Going down the axis: the right child comes first, t <= t_right; left is t >= t_left.
-                (
-                    (t_right + pad >= seg.t_min).then_some(Segment {
-                        node: first + 1,
-                        t_min: seg.t_min,
-                        t_max: seg.t_max.min(t_right + pad),
-                    }),
-                    (t_left - pad <= seg.t_max).then_some(Segment {
-                        node: first,
-                        t_min: seg.t_min.max(t_left - pad),
-                        t_max: seg.t_max,
-                    }),
-                )
-            }
-        };
-        if let Some(far) = far {
-            // At most one far child per level is pending, and the depth is bounded.
-            if let Some(slot) = stack.get_mut(depth) {
-                *slot = far;
-                depth += 1;
-            }
+            // No near child: the far one (if any) is next.
+            let Some(next) = stack.pop(&mut depth, cutoff) else { return };
+            (node_index, t0, t1) = next;
         }
-        current = near;
     }
 }

@@ -383,3 +383,41 @@ fn deep_degenerate_distributions_stay_within_the_depth_bound() {
     assert!(tree.depth() <= depth_bound(tree.len()));
     check(&mesh, 5);
 }
+
+/// Rays parallel to split planes and starting exactly on them (height field vertices lie on the
+/// planes), with `+0` and `-0` direction components (infinite inverses of both signs): a plane
+/// distance is NaN there, and the ray must still see both closed children. Equal to brute force.
+#[test]
+fn rays_on_split_planes_with_signed_zero_directions() {
+    for seed in 0..6 {
+        let mesh = height_field(seed, 9);
+        let tree = KdTree::build(&mesh).unwrap();
+        let mut scratch = Scratch::new();
+        let zeros = [0.0f32, -0.0];
+        let mut checked = 0;
+        for v in mesh.positions().iter().step_by(3) {
+            for &zx in &zeros {
+                for &zz in &zeros {
+                    for &zy in &zeros {
+                        let rays = [
+                            // Straight down through the vertex.
+                            Ray::new(*v + Vec3::Y, Vec3::new(zx, -1.0, zz)),
+                            // Along x and along z at the vertex's height, from outside.
+                            Ray::new(Vec3::new(-1.0, v.y, v.z), Vec3::new(1.0, zy, zz)),
+                            Ray::new(Vec3::new(v.x, v.y, 10.0), Vec3::new(zx, zy, -1.0)),
+                            // Diagonal in the xz plane, on a y plane.
+                            Ray::new(Vec3::new(v.x - 2.0, v.y, v.z - 2.0), Vec3::new(1.0, zy, 1.0)),
+                        ];
+                        for ray in rays {
+                            let expect = brute_closest(&mesh, &ray, f32::INFINITY);
+                            assert_eq!(tree.cast_ray(&mesh, &ray, f32::INFINITY, &mut scratch), expect, "{ray:?}");
+                            assert_eq!(tree.any_hit(&mesh, &ray, f32::INFINITY, &mut scratch), expect.is_some());
+                            checked += usize::from(expect.is_some());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "too few hits to mean anything: {checked}");
+    }
+}
