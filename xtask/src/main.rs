@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::SystemTime;
 
+mod coacd;
+
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
@@ -25,6 +27,8 @@ commands:
                              pictures in target/demo/ (--help for the flags)
   bench [--quick] [FILTER]   run the criterion benches of voxel-bench and write target/bench-report.md
   ci                         run exactly what CI runs (.ci/run)
+  coacd [--timeout S] [--threads N] [MESH...]
+                             optional: CoACD (Python package) beside convex-hacd, same tightness metric
   test-data [--data DIR]     run the tests over the whole shared data set (default ../shared/data)";
 
 fn main() -> ExitCode {
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(&args[1..]),
         Some("ci") => run(Command::new("bash").arg(root().join(".ci/run")).current_dir(root())),
         Some("test-data") => test_data(&args[1..]),
+        Some("coacd") => coacd::coacd(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
