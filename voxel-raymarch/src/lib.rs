@@ -56,10 +56,11 @@
 //! Benches `raymarch/*` in `voxel-bench`, beside parry3d's `Voxels` on the same solid voxels; the
 //! crate README lists each figure with its goal.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod batch;
 mod error;
+mod lanes;
 mod march;
 mod occupancy;
 

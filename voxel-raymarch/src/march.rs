@@ -21,9 +21,10 @@
 //! entered at `t <= max_t`. The property tests compare every result with a plain per-voxel walk that
 //! follows this definition.
 
-use glam::{BVec3A, IVec3, Vec3, Vec3A, Vec3Swizzles};
+use glam::{BVec3A, IVec3, Vec3, Vec3A};
 use voxel_core::Ray;
 
+use crate::lanes::{self, F4, I4};
 use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, Occupancy};
 
 /// A coordinate axis.
@@ -94,21 +95,24 @@ const NO_FACE: usize = 3;
 
 /// A ray's state while it walks: the current cell and the next plane crossing on each axis.
 struct Walk {
-    origin: [f32; 3],
+    origin: Vec3A,
     /// The ray direction, for guesses only (crossing times use `inv`).
-    dir: [f32; 3],
-    inv: [f32; 3],
+    dir: Vec3A,
+    /// `1 / dir`, zero on axes the ray is parallel to.
+    inv: Vec3A,
     /// +1, -1, or 0 on an axis the ray is parallel to (zero or subnormal direction component).
     step: [i32; 3],
+    /// `step` in lanes.
+    step_lanes: Vec3A,
     cell: [i32; 3],
     /// Entry time of `cell`.
     t: f32,
     /// Axis crossed into `cell`, or [`NO_FACE`].
     face: usize,
     /// Coordinate of the next plane on each axis.
-    plane: [f32; 3],
+    plane: Vec3A,
     /// Crossing time of `plane`; infinite on parallel axes.
-    t_next: [f32; 3],
+    t_next: Vec3A,
 }
 
 impl Walk {
@@ -275,71 +279,76 @@ impl Occupancy {
         }
         // Every crossing time is finite or +inf; comparing against a finite bound stops the walk
         // at an overflowed (infinite) crossing even when the caller passed an infinite max_t.
-        let max_t = max_t.min(f32::MAX);
-        let origin = ray.origin.to_array();
-        let dir = ray.dir.to_array();
+        // `+ 0.0` makes a -0.0 bound +0.0 (the walk compares the bits of times).
+        let max_t = max_t.min(f32::MAX) + 0.0;
+        let origin = Vec3A::from(ray.origin);
+        let dir = Vec3A::from(ray.dir);
+        // One division for the three axes; zero (either sign) and subnormal components give an
+        // infinite inverse: the ray is parallel to that axis's planes.
+        let inv = Vec3A::ONE / dir;
+        let moving = inv.is_finite_mask();
+        let up = dir.cmpgt(Vec3A::ZERO) & moving;
+        let down = dir.cmplt(Vec3A::ZERO) & moving;
+        let (up_bits, down_bits) = (up.bitmask(), down.bitmask());
+        let step = [0, 1, 2].map(|a| (up_bits >> a & 1) as i32 - (down_bits >> a & 1) as i32);
+        let cell = origin.floor();
         let mut walk = Walk {
             origin,
             dir,
-            inv: [0.0; 3],
-            step: [0; 3],
+            inv: Vec3A::select(moving, inv, Vec3A::ZERO),
+            step,
+            step_lanes: Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO) - Vec3A::select(down, Vec3A::ONE, Vec3A::ZERO),
             cell: [0; 3],
             t: 0.0,
             face: NO_FACE,
-            plane: [0.0; 3],
-            t_next: [f32::INFINITY; 3],
+            plane: Vec3A::ZERO,
+            t_next: Vec3A::INFINITY,
         };
-        let d = Vec3A::from(ray.dir);
-        let inv = Vec3A::ONE / d;
-        // Zero (either sign) and subnormal components: parallel to that axis's planes.
-        let moving = inv.is_finite_mask();
-        let up = d.cmpgt(Vec3A::ZERO);
-        walk.inv = Vec3A::select(moving, inv, Vec3A::ZERO).to_array();
-        let step = Vec3A::select(moving, Vec3A::select(up, Vec3A::ONE, Vec3A::NEG_ONE), Vec3A::ZERO);
-        walk.step = step.as_ivec3().to_array();
         // Every solid voxel lies in `solid_bounds`: the walk starts where the ray enters it and
-        // ends where it leaves it (the seed's "outside the map" exit, on a tighter box).
-        let bounds = self.solid_bounds;
-        if bounds.is_empty() {
-            return None;
-        }
-        // The common case, an origin inside the bounds, in SIMD lanes: the cell, the next planes
-        // and their crossing times with the same formula as `set_planes`.
-        let o = Vec3A::from(ray.origin);
-        let cell = o.floor();
-        let in_slab = cell.cmpge(bounds.min.as_vec3a()) & cell.cmplt(bounds.max.as_vec3a());
-        if in_slab.all() {
-            let plane = cell + Vec3A::select(up & moving, Vec3A::ONE, Vec3A::ZERO);
-            let t_next = Vec3A::select(moving, (plane - o) * Vec3A::from_array(walk.inv), Vec3A::INFINITY);
+        // ends where it leaves it (the seed's "outside the map" exit, on a tighter box). The
+        // common case, an origin inside, in lanes: the cell, the next planes and their crossing
+        // times with the same formula as `set_planes`.
+        let in_bounds = cell.cmpge(self.bounds_lo) & cell.cmplt(self.bounds_hi);
+        if in_bounds.all() {
+            walk.plane = cell + Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO);
+            walk.t_next = Vec3A::select(moving, (walk.plane - origin) * walk.inv, Vec3A::INFINITY);
             // Inside the bounds every coordinate is below 2^23: exact as an i32.
-            walk.cell = cell.as_ivec3().to_array();
-            walk.plane = plane.to_array();
-            walk.t_next = t_next.to_array();
-        } else if (!in_slab & !moving).any() {
-            // Outside the bounds' slab on an axis the ray is parallel to (a horizontal ray above
-            // the terrain): it never enters.
-            return None;
-        } else {
-            let lo = bounds.min.to_array();
-            let hi = (bounds.max - IVec3::ONE).to_array();
-            if !self.enter(&mut walk, lo, hi, max_t) {
-                return None;
+            walk.cell = lanes::truncate(cell).to_array();
+            // Early exit of the seed: the ray ends in the voxel it starts in (a particle at
+            // rest). Only the one voxel is read, no chunk is entered.
+            if walk.t_next.min_element() > max_t {
+                return self.is_solid(IVec3::from_array(walk.cell)).then(|| hit(&walk, ray));
             }
-            walk.set_planes();
-        }
-        // Early exit of the seed: the ray ends in the voxel it starts in (a particle at rest).
-        if walk.t_next[0].min(walk.t_next[1]).min(walk.t_next[2]) > max_t {
-            let cell = IVec3::from_array(walk.cell);
-            return self.is_solid(cell).then(|| hit(&walk, ray));
+        } else if !self.enter_from_outside(&mut walk, in_bounds, moving, max_t) {
+            return None;
         }
         self.walk(&mut walk, ray, max_t)
+    }
+
+    /// Puts a walk whose origin lies outside the solid bounds on the cell where it enters them;
+    /// `false` when it never does within `max_t`. Rare for particles: kept out of line.
+    #[inline(never)]
+    fn enter_from_outside(&self, walk: &mut Walk, in_bounds: BVec3A, moving: BVec3A, max_t: f32) -> bool {
+        let bounds = self.solid_bounds;
+        // Outside the bounds' slab on an axis the ray is parallel to (a horizontal ray above
+        // the terrain): it never enters.
+        if bounds.is_empty() || (!in_bounds & !moving).any() {
+            return false;
+        }
+        let lo = bounds.min.to_array();
+        let hi = (bounds.max - IVec3::ONE).to_array();
+        if !self.enter(walk, lo, hi, max_t) {
+            return false;
+        }
+        walk.set_planes();
+        true
     }
 
     /// Puts the walk on its first cell inside the world box (the origin's, or where the ray enters
     /// the box). `false` when the ray misses the box within `max_t`.
     fn enter(&self, walk: &mut Walk, lo: [i32; 3], hi: [i32; 3], max_t: f32) -> bool {
         // Saturating: a huge origin lands far outside, and is handled as any outside origin.
-        let start = walk.origin.map(floor_i64);
+        let start = walk.origin.to_array().map(floor_i64);
         let mut at = -1.0f32;
         let mut e = NO_FACE;
         for a in 0..3 {
@@ -403,17 +412,24 @@ impl Occupancy {
     /// The voxel walk from the walk's current cell, which lies inside the world box.
     ///
     /// Inside a stored chunk the walk keeps, in registers: the next crossing time on each axis
-    /// (`t`), the one after it (`t_after`, computed a step ahead so that the choice of the next
-    /// axis waits on nothing but a compare and a blend), the next planes, the bit index in the
-    /// chunk and the chunk-relative cell packed as three 8-bit fields. One step takes no branch
-    /// but the loop's own exits: a random ray's crossing order defeats a branch predictor.
+    /// (`t`, as the bits of non-negative floats), the one after it (`after`, computed a step ahead
+    /// so that the choice of the next axis waits on nothing but the compares and a blend), the
+    /// planes that give it, the bit index in the chunk and the chunk-relative cell packed as three
+    /// 8-bit fields. One step: the nearest axis as a lane mask (integer compares on the times'
+    /// bits, see `lanes`), its crossing checked against `max_t` in the same mask, the times
+    /// blended, the index and the packed cell moved by the axis's precomputed stride, one test for
+    /// "left the chunk" (bit 5 of a field), one shift for the brick's bit. A step takes no branch
+    /// but the loop's exits: a random ray's crossing order defeats a branch predictor.
     fn walk(&self, walk: &mut Walk, ray: &Ray, max_t: f32) -> Option<RayHit> {
         let world_min = self.world.min;
-        let origin = Vec3A::from_array(walk.origin);
-        let inv = Vec3A::from_array(walk.inv);
-        let step = Vec3A::from_array(walk.step.map(|s| s as f32));
-        // By the nearest-crossing mask's `bitmask` (1, 2 or 4; 8 entries spare a bounds check),
-        // what one step adds to the bit index (x fastest, then z, then y) and to the packed cell.
+        let origin = F4::from_vec(walk.origin);
+        let inv = F4::from_vec(walk.inv);
+        let step = F4::from_vec(walk.step_lanes);
+        // A crossing at time t is within reach when bits(max_t) + 1 > bits(t): `max_t` is a
+        // non-negative float no larger than f32::MAX, so the sum does not overflow.
+        let reach = I4::splat(max_t.to_bits() as i32 + 1);
+        // By the step's lane bits (1, 2 or 4; 8 entries spare a bounds check), what one step adds
+        // to the bit index (x fastest, then z, then y) and to the packed cell.
         let [sx, sy, sz] = walk.step;
         let index_delta = [0, sx, sy * CHUNK_EDGE * CHUNK_EDGE, 0, sz * CHUNK_EDGE, 0, 0, 0];
         let packed_delta = [0, sx as u32, (sy << 8) as u32, 0, (sz << 16) as u32, 0, 0, 0];
@@ -432,81 +448,85 @@ impl Occupancy {
                 continue 'chunks;
             }
             // The current working chunk.
-            let start = slot as usize * CHUNK_WORDS;
-            let words: &[u64; CHUNK_WORDS] =
-                self.bits[start..start + CHUNK_WORDS].try_into().expect("a slot holds CHUNK_WORDS words");
             let bricks = self.bricks[slot as usize];
             let local = rel & (CHUNK_EDGE - 1);
             if bricks >> brick_of(local) & 1 == 0 {
-                let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
-                let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
-                if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
-                    || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
-                {
+                if !self.skip_brick(walk, chunk_min, local, max_t) {
                     return None;
                 }
                 continue 'chunks;
             }
+            let start = slot as usize * CHUNK_WORDS;
+            let words: &[u64; CHUNK_WORDS] =
+                self.bits[start..start + CHUNK_WORDS].try_into().expect("a slot holds CHUNK_WORDS words");
             let mut index = local.x + CHUNK_EDGE * (local.z + CHUNK_EDGE * local.y);
             // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
-            // borrows from or carries into the next field, bit 3 of a field flips exactly when
-            // the step enters a new brick, and a field outside 64..96 has left the chunk.
+            // borrows from or carries into the next field, bit 5 of a field is set exactly when
+            // the step left the chunk (63 or 96), and bits 3-4 are the brick on that axis.
             let mut packed = (local.x + 64) as u32 | ((local.y + 64) as u32) << 8 | ((local.z + 64) as u32) << 16;
-            let mut t = Vec3A::from_array(walk.t_next);
-            let mut plane = Vec3A::from_array(walk.plane);
-            let mut t_after = (plane + step - origin) * inv;
-            let (mut t_cell, mut face) = (walk.t, walk.face);
+            // `+ 0.0` turns a -0.0 crossing time (an origin on a plane, stepping down) into +0.0,
+            // so that the bits order as the floats do.
+            let mut t = F4::from_vec(walk.t_next + Vec3A::ZERO).bits();
+            let mut plane_after = F4::from_vec(walk.plane).add(step);
+            // Never negative (the plane after next lies ahead of the origin), so never -0.0.
+            let mut after = plane_after.sub(origin).mul(inv).bits();
+            let mut t_before = t;
+            let mut lane_bits = 0u32;
             loop {
                 // The cell's bit; a new brick's mask was checked on entry.
                 if words[(index >> 6) as usize & (CHUNK_WORDS - 1)] >> (index & 63) & 1 != 0 {
                     walk.cell = (chunk_min + unpack(packed)).to_array();
-                    (walk.t, walk.face) = (t_cell, face);
+                    if lane_bits != 0 {
+                        walk.face = lane_bits.trailing_zeros() as usize;
+                        walk.t = t_before.floats().to_vec()[walk.face];
+                    }
                     return Some(hit(walk, ray));
                 }
-                let nearest = nearest_mask(t);
-                let t_cross = t.min_element();
-                if !(t_cross <= max_t) {
+                let nearest = lanes::nearest(t);
+                let bits = nearest.and(reach.gt(t)).movemask();
+                if bits == 0 {
+                    // The nearest crossing lies beyond max_t.
                     return None;
                 }
-                let bits = nearest.bitmask() as usize & 7;
-                t_cell = t_cross;
-                face = bits.trailing_zeros() as usize;
-                plane = Vec3A::select(nearest, plane + step, plane);
-                t = Vec3A::select(nearest, t_after, t);
-                t_after = Vec3A::select(nearest, (plane + step - origin) * inv, t_after);
-                index += index_delta[bits];
-                packed = packed.wrapping_add(packed_delta[bits]);
-                // Brick crossings come every few steps in no pattern a predictor learns: the
-                // brick's bit is read on every step, and the loop leaves only when the step left
-                // the chunk or entered an empty brick.
-                let outside = packed & 0xE0_E0E0 != 0x40_4040;
-                if !outside & (bricks >> packed_brick(packed) & 1 != 0) {
+                t_before = t;
+                lane_bits = bits;
+                t = nearest.select(after, t);
+                plane_after = plane_after.add(step.masked(nearest));
+                after = plane_after.sub(origin).mul(inv).bits();
+                index += index_delta[bits as usize & 7];
+                packed = packed.wrapping_add(packed_delta[bits as usize & 7]);
+                let left_chunk = packed & 0x20_2020 != 0;
+                if !left_chunk && bricks >> packed_brick(packed) & 1 != 0 {
                     continue;
                 }
                 walk.cell = (chunk_min + unpack(packed)).to_array();
-                (walk.t, walk.face) = (t_cell, face);
-                walk.t_next = t.to_array();
-                walk.plane = plane.to_array();
-                if packed & 0xE0_E0E0 != 0x40_4040 {
+                walk.face = bits.trailing_zeros() as usize;
+                walk.t = t_before.floats().to_vec()[walk.face];
+                walk.t_next = t.floats().to_vec();
+                walk.plane = plane_after.sub(step).to_vec();
+                if left_chunk {
                     // Left the working chunk: look the next one up (or leave the world).
                     if !self.solid_bounds.contains(IVec3::from_array(walk.cell)) {
                         return None;
                     }
                     continue 'chunks;
                 }
-                let local = unpack(packed);
-                {
-                    let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
-                    let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
-                    if !walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
-                        || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
-                    {
-                        return None;
-                    }
-                    continue 'chunks;
+                if !self.skip_brick(walk, chunk_min, unpack(packed), max_t) {
+                    return None;
                 }
+                continue 'chunks;
             }
         }
+    }
+
+    /// Crosses the empty brick of chunk-relative cell `local` in one step; `false` when the ray
+    /// leaves the solid bounds or reaches `max_t` first.
+    #[inline(never)]
+    fn skip_brick(&self, walk: &mut Walk, chunk_min: IVec3, local: IVec3, max_t: f32) -> bool {
+        let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
+        let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
+        walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
+            && self.solid_bounds.contains(IVec3::from_array(walk.cell))
     }
 }
 
@@ -516,10 +536,13 @@ fn brick_of(local: IVec3) -> i32 {
     (local.x >> 3) + 4 * (local.z >> 3) + 16 * (local.y >> 3)
 }
 
-/// [`brick_of`] a packed cell: bits 3 and 4 of the x, y and z bytes to bits 0-1, 4-5 and 2-3.
+/// [`brick_of`] a packed cell, as a shift for the brick mask: bits 3-4 of the x, y and z bytes
+/// gathered by one multiplication into bits 19-20 (x), 21-22 (z) and 23-24 (y) of the product
+/// (the three shifted copies of the masked bits land on distinct bits, so nothing carries).
 #[inline(always)]
 fn packed_brick(packed: u32) -> u32 {
-    (packed >> 3 & 0b11) | (packed >> 7 & 0b11_0000) | (packed >> 17 & 0b1100)
+    let product = u64::from(packed & 0x18_1818) * ((1 << 16) | (1 << 12) | (1 << 2));
+    (product >> 19) as u32 & 63
 }
 
 /// The chunk-relative cell of a packed one (see [`Occupancy::walk`]).
@@ -527,22 +550,6 @@ fn packed_brick(packed: u32) -> u32 {
 fn unpack(packed: u32) -> IVec3 {
     IVec3::new((packed & 0xff) as i32, (packed >> 8 & 0xff) as i32, (packed >> 16 & 0xff) as i32) - IVec3::splat(64)
 }
-
-/// The lane of the smallest crossing time, ties to the lower axis (x, y, z), as a mask with one
-/// lane set (when every lane is infinite, x's). `t` holds no NaN.
-#[inline(always)]
-fn nearest_mask(t: Vec3A) -> BVec3A {
-    // Lane i against lane i + 1 and lane i + 2 (mod 3): x wins ties against both, y against z
-    // only, z against neither.
-    let next = t.yzx();
-    let after = t.zxy();
-    let against_next =
-        (t.cmple(next) & BVec3A::new(true, true, false)) | (t.cmplt(next) & BVec3A::new(false, false, true));
-    let against_after =
-        (t.cmple(after) & BVec3A::new(true, false, false)) | (t.cmplt(after) & BVec3A::new(false, true, true));
-    against_next & against_after
-}
-
 /// The hit at the walk's current cell.
 fn hit(walk: &Walk, ray: &Ray) -> RayHit {
     let voxel = IVec3::from_array(walk.cell);

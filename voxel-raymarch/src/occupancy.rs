@@ -7,7 +7,7 @@
 //! workspace's axis order, so the seed's incremental access offsets become +-1 (x), +-32 (z) and
 //! +-1024 (y).
 
-use glam::IVec3;
+use glam::{IVec3, Vec3A};
 use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::RaymarchError;
@@ -62,6 +62,10 @@ pub struct Occupancy {
     /// The box of every solid voxel (exact to the voxel): rays are clipped to it, so a ray that
     /// passes above the terrain costs a slab test (parry's chunk BVH root does the same).
     pub(crate) solid_bounds: VoxelBox,
+    /// `solid_bounds` as floats, for the ray setup's lane compares (an empty box compares
+    /// false everywhere).
+    pub(crate) bounds_lo: Vec3A,
+    pub(crate) bounds_hi: Vec3A,
 }
 
 /// What one chunk's read produced: its bits, brick mask and the box of its solid voxels.
@@ -96,6 +100,8 @@ impl Occupancy {
             solid_boxes: Vec::new(),
             free: Vec::new(),
             solid_bounds: VoxelBox::EMPTY,
+            bounds_lo: Vec3A::ZERO,
+            bounds_hi: Vec3A::ZERO,
         };
         let keys: Vec<IVec3> = VoxelBox::new(IVec3::ZERO, dims).iter().collect();
         occ.rebuild_chunks(source, &keys)?;
@@ -139,6 +145,11 @@ impl Occupancy {
             self.store_chunk(*key, result);
         }
         self.solid_bounds = self.voxel_bounds();
+        (self.bounds_lo, self.bounds_hi) = if self.solid_bounds.is_empty() {
+            (Vec3A::ZERO, Vec3A::ZERO)
+        } else {
+            (self.solid_bounds.min.as_vec3a(), self.solid_bounds.max.as_vec3a())
+        };
         Ok(())
     }
 
