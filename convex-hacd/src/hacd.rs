@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 use glam::{DVec3, Vec3};
 use voxel_core::{TriangleSource, validate_triangles};
 
-use crate::concavity::Samples;
+use crate::concavity::{Samples, ScanScratch};
 use crate::quantize::{Prepared, prepare};
 use crate::quickhull::{HullScratch, Plane, RawHull, build_hull};
 use crate::{DecomposeError, Recorder};
@@ -108,7 +108,7 @@ struct Scratch {
     hull: HullScratch,
     raw: RawHull,
     points: Vec<DVec3>,
-    order: Vec<u32>,
+    scan: ScanScratch,
 }
 
 impl Shape {
@@ -210,7 +210,7 @@ fn evaluate(
             let p = scratch.points[i as usize];
             (lo.min(p), hi.max(p))
         });
-        samples.concavity(&raw.planes, lo, hi, eps, limit, &mut scratch.order)
+        samples.concavity(&raw.planes, lo, hi, eps, limit, &mut scratch.scan)
     };
     // Errors below the quantization distance are rounding (a sample on the hull's surface exits
     // after 1e-13); as exact zeros they tie, and ties go by edge index.
@@ -446,13 +446,16 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         for &x in &nodes[a].edges {
             let ed = &mut edges[x as usize];
             // An edge that is still dirty keeps its bound; a flat or missing hull gives none.
-            if !ed.dirty && !ed.solid {
-                ed.cost = 0.0;
-            }
+            // Every live edge has one current heap entry, at its cost: when the cost stays (a
+            // bound), that entry stays valid and nothing is pushed, which keeps stale entries
+            // out of the heap.
             ed.dirty = true;
             ed.merged = None;
-            ed.version += 1;
-            heap.push(Reverse((ed.cost.to_bits(), x, ed.version)));
+            if !ed.solid && ed.cost != 0.0 {
+                ed.cost = 0.0;
+                ed.version += 1;
+                heap.push(Reverse((0.0f64.to_bits(), x, ed.version)));
+            }
         }
     }
 
