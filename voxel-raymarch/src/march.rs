@@ -412,9 +412,9 @@ impl Occupancy {
     /// The voxel walk from the walk's current cell, which lies inside the world box.
     ///
     /// Inside a stored chunk the walk keeps, in registers: the next crossing time on each axis
-    /// (`t`, as the bits of non-negative floats), the one after it (`after`, computed a step ahead
-    /// so that the choice of the next axis waits on nothing but the compares and a blend), the
-    /// planes that give it, the bit index in the chunk and the chunk-relative cell packed as three
+    /// (`t`, as the bits of non-negative floats), the two after it (computed two steps ahead so
+    /// that the choice of the next axis waits on nothing but the compares and a blend), the
+    /// planes that give them, the bit index in the chunk and the chunk-relative cell packed as three
     /// 8-bit fields. One step: the nearest axis as a lane mask (integer compares on the times'
     /// bits, see `lanes`), its crossing checked against `max_t` in the same mask, the times
     /// blended, the index and the packed cell moved by the axis's precomputed stride, one test for
@@ -467,9 +467,15 @@ impl Occupancy {
             // `+ 0.0` turns a -0.0 crossing time (an origin on a plane, stepping down) into +0.0,
             // so that the bits order as the floats do.
             let mut t = F4::from_vec(walk.t_next + Vec3A::ZERO).bits();
-            let mut plane_after = F4::from_vec(walk.plane).add(step);
-            // Never negative (the plane after next lies ahead of the origin), so never -0.0.
-            let mut after = plane_after.sub(origin).mul(inv).bits();
+            // The crossing times of the next plane (`t`), the one after (`after`) and the one
+            // after that (`far`, of plane `plane_far`). A step takes `after` into `t` and `far`
+            // into `after` on its axis: the float work of a new time (add, subtract, multiply)
+            // has two steps to finish before the compares wait on it. Planes past the next one
+            // lie strictly ahead of the origin, so their times are never -0.0.
+            let twice = step.add(step);
+            let mut after = F4::from_vec(walk.plane).add(step).sub(origin).mul(inv).bits();
+            let mut plane_far = F4::from_vec(walk.plane).add(twice);
+            let mut far = plane_far.sub(origin).mul(inv).bits();
             let mut t_before = t;
             let mut lane_bits = 0u32;
             loop {
@@ -491,8 +497,9 @@ impl Occupancy {
                 t_before = t;
                 lane_bits = bits;
                 t = nearest.select(after, t);
-                plane_after = plane_after.add(step.masked(nearest));
-                after = plane_after.sub(origin).mul(inv).bits();
+                after = nearest.select(far, after);
+                plane_far = plane_far.add(step.masked(nearest));
+                far = plane_far.sub(origin).mul(inv).bits();
                 index += index_delta[bits as usize & 7];
                 packed = packed.wrapping_add(packed_delta[bits as usize & 7]);
                 let left_chunk = packed & 0x20_2020 != 0;
@@ -503,7 +510,7 @@ impl Occupancy {
                 walk.face = bits.trailing_zeros() as usize;
                 walk.t = t_before.floats().to_vec()[walk.face];
                 walk.t_next = t.floats().to_vec();
-                walk.plane = plane_after.sub(step).to_vec();
+                walk.plane = plane_far.sub(twice).to_vec();
                 if left_chunk {
                     // Left the working chunk: look the next one up (or leave the world).
                     if !self.solid_bounds.contains(IVec3::from_array(walk.cell)) {
