@@ -178,6 +178,12 @@ fn check(mesh: &IndexedMesh, seed: u64) {
     assert_eq!(tree.skipped(), mesh.triangle_count() - usable_count);
     assert!(tree.depth() <= depth_bound(tree.len()), "depth {} over bound", tree.depth());
     check_structure(&tree, mesh);
+    // Even splits: every leaf holds two triangles but one when the count is odd, so at most one
+    // node per triangle (12 bytes per triangle).
+    let singles = tree.nodes().iter().filter(|n| matches!(n.kind(), NodeKind::Leaf { count: 1, .. })).count();
+    assert_eq!(singles, tree.len() % 2, "leaves with one triangle");
+    assert!(tree.nodes().len() <= tree.len(), "{} nodes for {} triangles", tree.nodes().len(), tree.len());
+    assert!(tree.heap_bytes() <= 12 * tree.len(), "{} bytes for {} triangles", tree.heap_bytes(), tree.len());
 
     let mut scratch = Scratch::new();
     let mut found = Vec::new();
