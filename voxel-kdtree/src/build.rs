@@ -18,10 +18,7 @@ pub const MAX_PRIMITIVES: usize = 1 << 28;
 ///
 /// The build partitions this array in place instead of a bare index array: the bounds travel with
 /// the id, so every pass reads memory in order instead of gathering from the source by id. It is
-/// freed when the build returns. Aligned to 16 so it is two aligned 16-byte words: at 28 bytes
-/// the partition's swaps read back records through overlapping stores that store forwarding could
-/// not serve (8.9 -> 8.0 ms on the 4x2x4-chunk terrain, one probe run; twice that in a run where
-/// the partition did more per record).
+/// freed when the build returns.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
 pub(crate) struct Record {

@@ -282,8 +282,4 @@ impl NodeSource for CompactTree {
     fn root_bounds(&self) -> Aabb {
         if self.stored == 0 { Aabb::EMPTY } else { self.bounds.grow(self.tolerance) }
     }
-    #[inline]
-    fn tree_depth(&self) -> u32 {
-        self.depth
-    }
 }
