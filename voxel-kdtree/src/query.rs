@@ -221,8 +221,9 @@ fn triangle_hit<S: TriangleSource + ?Sized, const K: usize>(
     id: u32,
     t_max: f32,
 ) -> Option<f32> {
-    let [a, b, c] = source.triangle_positions(id);
-    triangle_projected(shear.project(a), shear.project(b), shear.project(c), t_max)
+    // `triangle` and `vertex` rather than `triangle_positions`, which the compiler kept as a call.
+    let [a, b, c] = source.triangle(id).map(|v| shear.project(source.vertex(v)));
+    triangle_projected(a, b, c, t_max)
 }
 
 /// A tree the walkers can traverse: the full form, or the compact form decoding its nodes.
