@@ -52,7 +52,13 @@ impl Mesher {
         let Some(g) = self.prepare(source, region, options.surface, out)? else {
             return Ok(());
         };
-        unit_faces(g, &self.rows, &self.voxels, options, out);
+        // The options are constants inside the face loop, so a face costs no test for them.
+        match (options.normals, options.blend) {
+            (false, false) => unit_faces::<false, false>(g, &self.rows, &self.voxels, out),
+            (true, false) => unit_faces::<true, false>(g, &self.rows, &self.voxels, out),
+            (false, true) => unit_faces::<false, true>(g, &self.rows, &self.voxels, out),
+            (true, true) => unit_faces::<true, true>(g, &self.rows, &self.voxels, out),
+        }
         out.push_unit_quads();
         Ok(())
     }
@@ -177,7 +183,7 @@ fn layer_faces<const AXIS: usize>(
 /// directions, and a word with none costs nothing more. A face costs its four corners (each
 /// coordinate is its voxel's or the next one's, both made once per row or per face), its material
 /// and, when asked, its normal and blend weights. Faces come in (y, z, x word, direction, x) order.
-fn unit_faces(g: Padded, rows: &[u64], voxels: &[Voxel], options: &MeshOptions, out: &mut Mesh) {
+fn unit_faces<const NORMALS: bool, const BLEND: bool>(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Mesh) {
     let words = g.words;
     // Words from a row to its neighbour rows across y and z.
     let (dy, dz) = (g.nz * words, words);
@@ -216,12 +222,12 @@ fn unit_faces(g: Padded, rows: &[u64], voxels: &[Voxel], options: &MeshOptions, 
                     s & !rows[r - dz + w],
                     s & !rows[r + dz + w],
                 ];
-                row.emit::<0>(faces[0], w, options, out);
-                row.emit::<1>(faces[1], w, options, out);
-                row.emit::<2>(faces[2], w, options, out);
-                row.emit::<3>(faces[3], w, options, out);
-                row.emit::<4>(faces[4], w, options, out);
-                row.emit::<5>(faces[5], w, options, out);
+                row.emit::<0, NORMALS, BLEND>(faces[0], w, out);
+                row.emit::<1, NORMALS, BLEND>(faces[1], w, out);
+                row.emit::<2, NORMALS, BLEND>(faces[2], w, out);
+                row.emit::<3, NORMALS, BLEND>(faces[3], w, out);
+                row.emit::<4, NORMALS, BLEND>(faces[4], w, out);
+                row.emit::<5, NORMALS, BLEND>(faces[5], w, out);
             }
         }
     }
@@ -241,7 +247,7 @@ impl Row<'_> {
     /// voxels whose bits are set in word `w` of `faces`. Always inlined with a constant `D`, so the
     /// corner picks fold away.
     #[inline(always)]
-    fn emit<const D: usize>(&self, mut faces: u64, w: usize, options: &MeshOptions, out: &mut Mesh) {
+    fn emit<const D: usize, const NORMALS: bool, const BLEND: bool>(&self, mut faces: u64, w: usize, out: &mut Mesh) {
         let offsets = unit_corners(D / 2, D % 2 == 1);
         let normal = {
             let mut n = Vec3::ZERO;
@@ -261,10 +267,10 @@ impl Row<'_> {
             out.positions.extend_from_slice(&corners);
             let m = self.voxels[x].material;
             out.materials.extend_from_slice(&[m; 4]);
-            if options.normals {
+            if NORMALS {
                 out.normals.extend_from_slice(&[normal; 4]);
             }
-            if options.blend {
+            if BLEND {
                 let b = VertexBlend { ids: [m, 0, 0, 0], weights: [255, 0, 0, 0] };
                 out.blend.extend_from_slice(&[b; 4]);
             }

@@ -129,8 +129,8 @@ pub(crate) fn any_set_and_clear(stream: &[u64], len: usize) -> (bool, bool) {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use core::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
     };
 
     use super::MaterialSet;
@@ -174,10 +174,9 @@ mod sse2 {
             _mm_and_si128(_mm_cmpeq_epi8(materials, set.a), set.a_on),
             _mm_and_si128(_mm_cmpeq_epi8(materials, set.b), set.b_on),
         );
-        let negative = _mm_movemask_epi8(distances) as u32;
-        let in_range = _mm_movemask_epi8(in_range) as u32;
-        let excluded = _mm_movemask_epi8(excluded) as u32;
-        u64::from(negative & in_range & !excluded)
+        // The distances' sign bits, kept where the material counts: one mask move.
+        let inside = _mm_andnot_si128(excluded, _mm_and_si128(distances, in_range));
+        u64::from(_mm_movemask_epi8(inside) as u32)
     }
 
     /// Sets `stream` to the inside bits of every voxel laid end to end, then one zero word:
@@ -197,8 +196,19 @@ mod sse2 {
         };
         stream.clear();
         stream.resize(voxels.len().div_ceil(64) + 1, 0);
-        // 64 voxels (128 bytes) per word; the last word takes what is left.
-        for (block, bits) in bytes.chunks(128).zip(stream.iter_mut()) {
+        // 64 voxels (128 bytes) per word, four SIMD steps written out; the last word takes what
+        // is left.
+        let mut blocks = bytes.chunks_exact(128);
+        for (block, bits) in (&mut blocks).zip(stream.iter_mut()) {
+            let step = |k: usize| {
+                let group: &[u8; 32] = block[32 * k..32 * k + 32].try_into().unwrap_or(&[0; 32]);
+                sixteen(group, &lanes) << (16 * k)
+            };
+            *bits = step(0) | step(1) | step(2) | step(3);
+        }
+        let tail = blocks.remainder();
+        if let Some(bits) = stream.get_mut(bytes.len() / 128).filter(|_| !tail.is_empty()) {
+            let block = tail;
             let mut groups = block.chunks_exact(32);
             let mut x = 0;
             for group in &mut groups {
