@@ -31,13 +31,20 @@ pub(crate) struct Samples {
 /// Buffers of [`Samples::concavity`], reused across calls.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ScanScratch {
-    /// Plane indices, most recently useful first.
-    order: Vec<u32>,
+    /// The planes' normals and offsets in columns, padded to a multiple of [`LANES`] with planes
+    /// that settle nothing.
+    nx: Vec<f64>,
+    ny: Vec<f64>,
+    nz: Vec<f64>,
+    offset: Vec<f64>,
     /// Per direction bin: the call's stamp and the last plane that settled a sample whose normal
     /// falls in the bin.
     by_direction: Vec<(u32, u32)>,
     stamp: u32,
 }
+
+/// Planes tested together (a block the compiler vectorizes, without branches inside).
+const LANES: usize = 8;
 
 /// Direction bins per side of a cube face: 6 x 16 x 16 bins of about 6 degrees.
 const DIRECTION_BINS: usize = 16;
@@ -147,9 +154,14 @@ impl Samples {
         // surface (the bulk of them) is settled by the face it lies on, whose normal is the
         // sample's: the last plane that settled a sample of the same normal direction (a cube-map
         // bin) is tried before that. Such samples then cost one or two planes instead of all.
-        let ScanScratch { order, by_direction, stamp } = scratch;
-        order.clear();
-        order.extend(0..planes.len() as u32);
+        let ScanScratch { nx, ny, nz, offset, by_direction, stamp } = scratch;
+        let n = planes.len().div_ceil(LANES) * LANES;
+        for (k, column) in [&mut *nx, &mut *ny, &mut *nz, &mut *offset].into_iter().enumerate() {
+            column.clear();
+            column.extend(planes.iter().map(|pl| if k < 3 { pl.normal[k] } else { pl.offset }));
+            // Padding: distance -infinity (inside), no exit.
+            column.resize(n, if k < 3 { 0.0 } else { f64::INFINITY });
+        }
         *stamp = stamp.wrapping_add(1);
         if *stamp == 0 || by_direction.is_empty() {
             by_direction.clear();
@@ -165,6 +177,9 @@ impl Samples {
             let along = plane.normal.dot(d);
             along > 0.0 && (-dist).max(0.0) <= worst * along
         };
+        // The block that settled the last sample is tried first.
+        let blocks = n / LANES;
+        let mut first_block = 0;
         for z in c0[2]..=c1[2] {
             for y in c0[1]..=c1[1] {
                 let row = self.dims[0] * (y + self.dims[1] * z);
@@ -181,24 +196,47 @@ impl Samples {
                     if seen == stamp && settles(&planes[guess as usize], p, d, worst) {
                         continue;
                     }
-                    let mut t_exit = f64::INFINITY;
+                    // Blocks of planes: the largest distance (outside by more than eps?) and the
+                    // largest exit slack `worst * along - max(-dist, 0)` over planes the ray
+                    // leaves through (an exit within `worst`?), branch-free within a block.
                     let mut settled = false;
-                    for k in 0..order.len() {
-                        let plane = &planes[order[k] as usize];
-                        if settles(plane, p, d, worst) {
+                    for b in 0..blocks {
+                        let block = (first_block + b) % blocks;
+                        let range = block * LANES..(block + 1) * LANES;
+                        let (bx, by, bz, bo) =
+                            (&nx[range.clone()], &ny[range.clone()], &nz[range.clone()], &offset[range]);
+                        let mut hit = 0.0f64;
+                        for k in 0..LANES {
+                            let dist = bx[k] * p.x + by[k] * p.y + bz[k] * p.z - bo[k];
+                            let along = bx[k] * d.x + by[k] * d.y + bz[k] * d.z;
+                            let depth = if dist < 0.0 { -dist } else { 0.0 };
+                            let exits = along > 0.0 && depth <= worst * along;
+                            let outside = dist > eps;
+                            hit += if exits || outside { 1.0 } else { 0.0 };
+                        }
+                        if hit > 0.0 {
                             settled = true;
-                            by_direction[bin] = (stamp, order[k]);
-                            // Move to front: the planes that settle samples are few and
-                            // are found first next time.
-                            order[..=k].rotate_right(1);
+                            first_block = block;
+                            if let Some(k) = (block * LANES..block * LANES + LANES)
+                                .find(|&k| k < planes.len() && settles(&planes[k], p, d, worst))
+                            {
+                                by_direction[bin] = (stamp, k as u32);
+                            }
                             break;
                         }
+                    }
+                    if settled {
+                        continue;
+                    }
+                    // Inside, and its ray leaves farther than `worst`: the exact exit.
+                    let mut t_exit = f64::INFINITY;
+                    for plane in planes {
                         let along = plane.normal.dot(d);
                         if along > 0.0 {
                             t_exit = t_exit.min((-plane.distance(p)).max(0.0) / along);
                         }
                     }
-                    if !settled && t_exit.is_finite() {
+                    if t_exit.is_finite() {
                         worst = t_exit;
                         if worst > limit {
                             return worst;

@@ -3,9 +3,10 @@
 //!
 //! One node per triangle, one edge per shared mesh edge. Every edge holds the hull its collapse
 //! would make and that hull's concavity error; a binary heap with lazy invalidation (a version per
-//! edge) hands out the cheapest edge, and the edges around each merged node are re-costed, in
-//! parallel with rayon. Costs depend only on the two nodes, and collapses happen one at a time in
-//! heap order (ties broken by edge index), so any thread count gives the same result bit for bit.
+//! edge) hands out the cheapest edge, and the edges around each merged node are re-costed when
+//! they reach the top. Every edge's first cost is evaluated in parallel with rayon. Costs depend
+//! only on the two nodes, and collapses happen one at a time in heap order (ties broken by
+//! clean-before-dirty, then edge index), so any thread count gives the same result bit for bit.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -157,19 +158,10 @@ struct Edge {
     merged: Option<Shape>,
 }
 
-/// How many dirty edges are evaluated together (in parallel) when they reach the top of the heap:
-/// one per thread. Every edge evaluated beyond the first may be wasted (a collapse at the top can
-/// dirty it again before it is used), so one thread evaluates one at a time. The batch size never
-/// changes the result, only the work.
-#[cfg(feature = "parallel")]
-fn dirty_batch() -> usize {
-    rayon::current_num_threads().max(1)
-}
-
-#[cfg(not(feature = "parallel"))]
-fn dirty_batch() -> usize {
-    1
-}
+/// Heap keys: among equal costs, clean edges (true costs) sort before dirty ones (lower bounds).
+const CLEAN: u8 = 0;
+/// See [`CLEAN`].
+const DIRTY: u8 = 1;
 
 /// The result of one edge's evaluation.
 struct Evaluation {
@@ -346,7 +338,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         edges[e].cost = ev.cost;
         edges[e].solid = ev.solid;
         edges[e].merged = ev.merged;
-        heap.push(Reverse((ev.cost.to_bits(), e as u32, 0u32)));
+        heap.push(Reverse((ev.cost.to_bits(), CLEAN, e as u32, 0u32)));
     }
 
     // Steps 4 to 7: collapse the cheapest edge while it is under the limit (or the hull count
@@ -356,15 +348,18 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     // solid hull is never smaller (every sample inside the smaller one is inside the larger one,
     // and its ray leaves later), so a dirty edge keeps its old cost as a lower bound and is
     // evaluated only when that bound reaches the top of the heap. A clean edge at the top is then
-    // the true minimum, as with eager re-costing, and the result is the same; edges whose bound
-    // is already over the limit are never evaluated again. A flat hull's area error has no such
-    // bound, so its edges start again from 0.
+    // the true minimum, as with eager re-costing; edges whose bound is already over the limit are
+    // never evaluated again. A flat hull's area error has no such bound, so its edges start again
+    // from 0. Among equal costs a clean edge goes first (then the lower edge index): its cost is
+    // already the minimum, so the dirty ones behind it are not evaluated yet. This matters most
+    // where it is most common: a patch growing over a smooth or flat surface, where every edge
+    // around it costs 0 and each collapse would otherwise re-evaluate all of them.
+    //
+    // One edge is evaluated at a time, so the order of collapses depends only on the mesh and the
+    // options, never on the thread count (rayon evaluates the initial costs of all edges).
     let mut alive_nodes = nodes.iter().filter(|n| n.alive).count();
     let mut mark = vec![u32::MAX; nodes.len()];
-    let mut jobs: Vec<(u32, u32)> = Vec::new();
-    let mut job_edges: Vec<u32> = Vec::new();
-    let batch = dirty_batch();
-    while let Some(Reverse((bits, e, version))) = heap.pop() {
+    while let Some(Reverse((bits, _, e, version))) = heap.pop() {
         let edge = &edges[e as usize];
         if !edge.alive || edge.version != version {
             continue;
@@ -377,31 +372,16 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             break;
         }
         if edge.dirty {
-            // Evaluate this edge and the dirty ones right behind it, then look again.
-            job_edges.clear();
-            job_edges.push(e);
-            while job_edges.len() < batch {
-                let Some(&Reverse((_, next, next_version))) = heap.peek() else { break };
-                let ed = &edges[next as usize];
-                if ed.alive && ed.version == next_version && !ed.dirty {
-                    break;
-                }
-                heap.pop();
-                if ed.alive && ed.version == next_version {
-                    job_edges.push(next);
-                }
-            }
-            jobs.clear();
-            jobs.extend(job_edges.iter().map(|&x| (edges[x as usize].a, edges[x as usize].b)));
-            for (k, ev) in evaluate_all(&jobs, &nodes, &cx).into_iter().enumerate() {
-                let ed = &mut edges[job_edges[k] as usize];
-                ed.cost = ev.cost;
-                ed.solid = ev.solid;
-                ed.merged = ev.merged;
-                ed.dirty = false;
-                ed.version += 1;
-                heap.push(Reverse((ev.cost.to_bits(), job_edges[k], ed.version)));
-            }
+            // Evaluate it, then look again.
+            let (na, nb) = (&nodes[edge.a as usize].shape, &nodes[edge.b as usize].shape);
+            let ev = cx.pool.with(|scratch| evaluate(na, nb, cx.samples, eps, limit, cx.keep_all, scratch));
+            let ed = &mut edges[e as usize];
+            ed.cost = ev.cost;
+            ed.solid = ev.solid;
+            ed.merged = ev.merged;
+            ed.dirty = false;
+            ed.version += 1;
+            heap.push(Reverse((ev.cost.to_bits(), CLEAN, e, ed.version)));
             continue;
         }
         let (a, b) = (edge.a as usize, edge.b as usize);
@@ -446,16 +426,18 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         for &x in &nodes[a].edges {
             let ed = &mut edges[x as usize];
             // An edge that is still dirty keeps its bound; a flat or missing hull gives none.
-            // Every live edge has one current heap entry, at its cost: when the cost stays (a
-            // bound), that entry stays valid and nothing is pushed, which keeps stale entries
-            // out of the heap.
+            // Every live edge has one current heap entry: an edge that was dirty already keeps
+            // it (its bound stays), which keeps stale entries out of the heap.
+            if ed.dirty && (ed.solid || ed.cost == 0.0) {
+                continue;
+            }
+            if !ed.solid {
+                ed.cost = 0.0;
+            }
             ed.dirty = true;
             ed.merged = None;
-            if !ed.solid && ed.cost != 0.0 {
-                ed.cost = 0.0;
-                ed.version += 1;
-                heap.push(Reverse((0.0f64.to_bits(), x, ed.version)));
-            }
+            ed.version += 1;
+            heap.push(Reverse((ed.cost.to_bits(), DIRTY, x, ed.version)));
         }
     }
 
