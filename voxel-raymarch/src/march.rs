@@ -156,6 +156,55 @@ impl Walk {
         }
     }
 
+    /// [`Walk::skip`] in lanes: the exit axis by the step's own nearest-time choice, the cells on
+    /// the other axes guessed from the exit point and checked with two crossing times each (the
+    /// entry of the guessed cell came before the exit, its leaving did not); when a guess fails
+    /// the check (rounding near a plane), the exact per-axis [`Walk::skip`] decides.
+    fn skip_lanes(&mut self, lo: IVec3, hi: IVec3, max_t: f32) -> bool {
+        let up = self.step_lanes.cmpgt(Vec3A::ZERO);
+        let moving = self.step_lanes.cmpne(Vec3A::ZERO);
+        let (lo_f, hi_f) = (lo.as_vec3a(), hi.as_vec3a());
+        let up_one = Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO);
+        // The plane each axis leaves the region through, and when.
+        let exit = Vec3A::select(up, hi_f + Vec3A::ONE, lo_f);
+        let t_exit = Vec3A::select(moving, (exit - self.origin) * self.inv + Vec3A::ZERO, Vec3A::INFINITY);
+        let nearest = lanes::nearest(F4::from_vec(t_exit).bits());
+        let e_bits = nearest.movemask() & 7;
+        let e = e_bits.trailing_zeros() as usize;
+        let at = t_exit[e];
+        if !(at <= max_t) {
+            return false;
+        }
+        let cell = IVec3::from_array(self.cell).as_vec3a();
+        let limit = Vec3A::select(up, hi_f, lo_f);
+        let guess = (self.origin + self.dir * at).floor();
+        let guess = Vec3A::select(up, guess.max(cell).min(limit), guess.min(cell).max(limit));
+        // Crossing times of the plane into the guessed cell and of the plane out of it.
+        let t_in = (guess + Vec3A::ONE - up_one - self.origin) * self.inv + Vec3A::ZERO;
+        let plane_out = guess + up_one;
+        let t_out = (plane_out - self.origin) * self.inv + Vec3A::ZERO;
+        // "Crossed before the exit": t < at, or t == at on an axis below e (ties go in axis
+        // order), on the bits: at + [axis below e] > t.
+        let at_bits = I4::splat(at.to_bits() as i32).add(I4::new(i32::from(e_bits > 1), i32::from(e_bits > 2), 0, 0));
+        let in_before = at_bits.gt(F4::from_vec(t_in).bits()).movemask();
+        let out_before = at_bits.gt(F4::from_vec(t_out).bits()).movemask();
+        let ok = (guess.cmpeq(cell).bitmask() | in_before) & (guess.cmpeq(limit).bitmask() | !out_before);
+        let need = moving.bitmask() & !e_bits;
+        if ok & need != need {
+            return self.skip(lo.to_array(), hi.to_array(), max_t);
+        }
+        let e_cell = Vec3A::select(up, hi_f + Vec3A::ONE, lo_f - Vec3A::ONE);
+        let others = Vec3A::select(moving, guess, cell);
+        let cell = nearest.select(F4::from_vec(e_cell).bits(), F4::from_vec(others).bits()).floats().to_vec();
+        let plane = cell + up_one;
+        self.cell = lanes::truncate(cell).to_array();
+        self.plane = plane;
+        self.t_next = Vec3A::select(moving, (plane - self.origin) * self.inv, Vec3A::INFINITY);
+        self.t = at;
+        self.face = e;
+        true
+    }
+
     /// Crosses the region of cells `lo..=hi` (which holds `cell` and no solid voxel) in one step:
     /// leaves `cell` on the first cell past the region and `t` at its entry. Returns `false` when
     /// that entry lies beyond `max_t`.
@@ -439,8 +488,7 @@ impl Occupancy {
             let chunk_min = world_min + key * CHUNK_EDGE;
             let slot = self.table[self.chunk_index(key)];
             if slot == u32::MAX {
-                let lo = chunk_min.to_array();
-                if !walk.skip(lo, (chunk_min + IVec3::splat(CHUNK_EDGE - 1)).to_array(), max_t)
+                if !walk.skip_lanes(chunk_min, chunk_min + IVec3::splat(CHUNK_EDGE - 1), max_t)
                     || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
                 {
                     return None;
@@ -532,8 +580,7 @@ impl Occupancy {
     fn skip_brick(&self, walk: &mut Walk, chunk_min: IVec3, local: IVec3, max_t: f32) -> bool {
         let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
         let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
-        walk.skip(brick_min.to_array(), brick_max.to_array(), max_t)
-            && self.solid_bounds.contains(IVec3::from_array(walk.cell))
+        walk.skip_lanes(brick_min, brick_max, max_t) && self.solid_bounds.contains(IVec3::from_array(walk.cell))
     }
 }
 
