@@ -1,6 +1,6 @@
 //! Decomposes one OBJ or STL file and prints hull counts, the time and the tightness figure:
-//! `cargo run --release -p convex-hacd --example decompose_file -- path/to/mesh.obj [repeats] [--time-only]`
-//! (`--time-only` skips the score).
+//! `cargo run --release -p convex-hacd --example decompose_file -- path/to/mesh.obj [repeats] [--time-only]
+//! [--concavity X]` (`--time-only` skips the score; `--concavity` overrides the default).
 //!
 //! With `--score HULLS.obj` it decomposes nothing and scores the hulls of that OBJ file instead
 //! (one hull per `o` or `g` group), as `cargo xtask coacd` does for CoACD's output:
@@ -51,9 +51,14 @@ fn main() {
     let repeats: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(1);
     // `--time-only` skips the tightness score (for profiling the decomposition alone).
     let score = !args.iter().any(|a| a == "--time-only");
+    // `--concavity X` overrides the default concavity limit.
+    let mut options = DecomposeOptions::default();
+    if let Some(k) = args.iter().position(|a| a == "--concavity") {
+        options.concavity = args.get(k + 1).and_then(|c| c.parse().ok()).unwrap_or(options.concavity);
+    }
     for _ in 0..repeats {
         let start = Instant::now();
-        match decompose(&mesh, &DecomposeOptions::default()) {
+        match decompose(&mesh, &options) {
             Ok(d) => {
                 let elapsed = start.elapsed();
                 let (outside, farthest) = if score {

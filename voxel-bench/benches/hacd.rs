@@ -1,5 +1,6 @@
 //! `convex-hacd` benches: decomposition time, hull counts, hull vertices and tightness beside
-//! parry3d's VHACD (default parameters) on the same meshes, one thread each.
+//! parry3d's VHACD (default parameters) on the same meshes, one thread each (`ours-2-threads`:
+//! ours on two threads, the same hulls; not a peer).
 //!
 //! The meshes are the 21 of the shared data set (`../shared/data/meshes/`) when it is there, the
 //! repository's `testdata/` copies otherwise. Tightness is the figure, computed by
@@ -42,6 +43,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn meshes(c: &mut Criterion) {
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    let two_threads = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool");
     for path in mesh_files() {
         let Ok(mesh) = voxel_testdata::load_mesh(&path) else {
             eprintln!("skipping {}: not readable", path.display());
@@ -71,6 +73,10 @@ fn meshes(c: &mut Criterion) {
             b.iter(|| one_thread.install(|| decompose(&mesh, &options)).map(|d| d.hulls.len()));
         });
         group.bench_with_input(BenchmarkId::new("parry3d", &name), &(), |b, ()| b.iter(|| parry(&mesh).len()));
+        // Not a peer: ours on two threads (the same hulls), to show what rayon adds.
+        group.bench_with_input(BenchmarkId::new("ours-2-threads", &name), &(), |b, ()| {
+            b.iter(|| two_threads.install(|| decompose(&mesh, &options)).map(|d| d.hulls.len()));
+        });
         group.finish();
     }
 }
