@@ -477,11 +477,11 @@ impl Occupancy {
         // A crossing at time t is within reach when bits(max_t) + 1 > bits(t): `max_t` is a
         // non-negative float no larger than f32::MAX, so the sum does not overflow.
         let reach = I4::splat(max_t.to_bits() as i32 + 1);
-        // By the step's lane bits (1, 2 or 4; 8 entries spare a bounds check), what one step adds
-        // to the bit index (x fastest, then z, then y) and to the packed cell.
+        // By the step's axis, what one step adds to the bit index (x fastest, then z, then y) and
+        // to the packed cell.
         let [sx, sy, sz] = walk.step;
-        let index_delta = [0, sx, sy * CHUNK_EDGE * CHUNK_EDGE, 0, sz * CHUNK_EDGE, 0, 0, 0];
-        let packed_delta = [0, sx as u32, (sy << 8) as u32, 0, (sz << 16) as u32, 0, 0, 0];
+        let index_delta = [sx, sy * CHUNK_EDGE * CHUNK_EDGE, sz * CHUNK_EDGE, 0];
+        let packed_delta = [sx as u32, (sy << 8) as u32, (sz << 16) as u32, 0];
         'chunks: loop {
             let rel = IVec3::from_array(walk.cell) - world_min;
             let key = rel >> CHUNK_BITS;
@@ -489,7 +489,7 @@ impl Occupancy {
             let slot = self.table[self.chunk_index(key)];
             if slot == u32::MAX {
                 if !walk.skip_lanes(chunk_min, chunk_min + IVec3::splat(CHUNK_EDGE - 1), max_t)
-                    || !self.solid_bounds.contains(IVec3::from_array(walk.cell))
+                    || !self.in_solid_bounds(walk.cell)
                 {
                     return None;
                 }
@@ -548,8 +548,10 @@ impl Occupancy {
                 after = nearest.select(far, after);
                 plane_far = plane_far.add(step.masked(nearest));
                 far = plane_far.sub(origin).mul(inv).bits();
-                index += index_delta[bits as usize & 7];
-                packed = packed.wrapping_add(packed_delta[bits as usize & 7]);
+                // Bits 1, 2, 4 -> entries 0, 1, 2.
+                let lane = (bits >> 1) as usize & 3;
+                index += index_delta[lane];
+                packed = packed.wrapping_add(packed_delta[lane]);
                 let left_chunk = packed & 0x20_2020 != 0;
                 if !left_chunk && bricks >> packed_brick(packed) & 1 != 0 {
                     continue;
@@ -561,7 +563,7 @@ impl Occupancy {
                 walk.plane = plane_far.sub(twice).to_vec();
                 if left_chunk {
                     // Left the working chunk: look the next one up (or leave the world).
-                    if !self.solid_bounds.contains(IVec3::from_array(walk.cell)) {
+                    if !self.in_solid_bounds(walk.cell) {
                         return None;
                     }
                     continue 'chunks;
@@ -574,13 +576,20 @@ impl Occupancy {
         }
     }
 
+    /// True when `cell` lies in the solid bounds (out of line: read once per chunk crossing, it
+    /// would otherwise keep six loop-invariant bounds in registers or on the stack).
+    #[inline(never)]
+    fn in_solid_bounds(&self, cell: [i32; 3]) -> bool {
+        self.solid_bounds.contains(IVec3::from_array(cell))
+    }
+
     /// Crosses the empty brick of chunk-relative cell `local` in one step; `false` when the ray
     /// leaves the solid bounds or reaches `max_t` first.
     #[inline(never)]
     fn skip_brick(&self, walk: &mut Walk, chunk_min: IVec3, local: IVec3, max_t: f32) -> bool {
         let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
         let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
-        walk.skip_lanes(brick_min, brick_max, max_t) && self.solid_bounds.contains(IVec3::from_array(walk.cell))
+        walk.skip_lanes(brick_min, brick_max, max_t) && self.in_solid_bounds(walk.cell)
     }
 }
 
