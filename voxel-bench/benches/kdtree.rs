@@ -387,8 +387,26 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
     group.finish();
 }
 
+/// The meshing time of the region in the same run, for the "build <= 1x meshing" goal: Surface
+/// Nets into a reused mesh with a reused mesher (warm, as the build benches are).
+fn meshing_group(c: &mut Criterion, world: &VoxelStore) {
+    let mut mesher = Mesher::new();
+    let mut mesh = Mesh::new();
+    let region = VoxelBox::new(REGION_MIN, REGION_MIN + REGION);
+    let mut group = c.benchmark_group("kdtree/build");
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("meshing-surface-nets", "terrain-4x2x4-chunks"), |b| {
+        b.iter(|| {
+            mesher.surface_nets(world, region, &MeshOptions::PHYSICS, &mut mesh).expect("region");
+            mesh.triangle_count()
+        });
+    });
+    group.finish();
+}
+
 fn terrain(c: &mut Criterion) {
     let world = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
+    meshing_group(c, &world);
     for case in cases(&world) {
         build_group(c, &case);
         let above = rays_from_above(&case, 11);
