@@ -24,9 +24,11 @@ pub(crate) fn truncate(v: glam::Vec3A) -> glam::IVec3 {
 #[inline(always)]
 pub(crate) fn nearest(t: I4) -> I4 {
     // Lane i against lane i + 1 and lane i + 2 (mod 3): x wins ties against both, y against z
-    // only, z against neither. On the bits, `a <= b` is `b + 1 > a`.
-    let against_next = t.yzx().add(I4::new(1, 1, 0, 0)).gt(t);
-    let against_after = t.zxy().add(I4::new(1, 0, 0, 0)).gt(t);
+    // only, z against neither. On the bits, `a <= b` is `b > a - 1` (times are never negative,
+    // so `a - 1` does not wrap). The shuffle and the subtraction of each compare do not wait on
+    // each other: the choice is three instructions deep.
+    let against_next = t.yzx().gt(t.add(I4::new(-1, -1, 0, 0)));
+    let against_after = t.zxy().gt(t.add(I4::new(-1, 0, 0, 0)));
     against_next.and(against_after)
 }
 
@@ -312,8 +314,8 @@ mod tests {
     }
 
     fn nearest_portable(t: portable::I4) -> portable::I4 {
-        let against_next = t.yzx().add(portable::I4::new(1, 1, 0, 0)).gt(t);
-        let against_after = t.zxy().add(portable::I4::new(1, 0, 0, 0)).gt(t);
+        let against_next = t.yzx().gt(t.add(portable::I4::new(-1, -1, 0, 0)));
+        let against_after = t.zxy().gt(t.add(portable::I4::new(-1, 0, 0, 0)));
         against_next.and(against_after)
     }
 }
