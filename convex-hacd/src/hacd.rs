@@ -28,9 +28,9 @@ pub struct DecomposeOptions {
     /// within it of a plane are on the plane, and a set that fits in a slab this wide is flat.
     /// Raised to the float floor of the input when smaller. Default 0.1.
     pub quantization: f32,
-    /// The largest concavity error an edge collapse may add (the seed's `Concavity`). Default 20 (2% of the
-    /// cube; the seed uses 10): on the 21 meshes of the shared set it keeps hulls within 2% of the
-    /// bounding diagonal of the input on all but four, with a third fewer hulls than 10 (README).
+    /// The largest concavity error an edge collapse may add (the seed's `Concavity`). Default 10 (1% of the
+    /// cube, the seed's). 20 gives about a third fewer hulls, a little looser and slower on smooth
+    /// meshes (measured in the README).
     pub concavity: f32,
     /// Spacing of the uniform surface samples. Default 10: about one sample per 100 square units of
     /// surface, so a closed cube of side 1000 gets 60 000.
@@ -50,7 +50,7 @@ impl Default for DecomposeOptions {
         Self {
             cube: 1000.0,
             quantization: 0.1,
-            concavity: 20.0,
+            concavity: 10.0,
             sample_spacing: 10.0,
             max_hulls: None,
             max_vertices_per_hull: None,
