@@ -55,6 +55,9 @@ pub(crate) struct ChunkIndex {
     /// The grid's size in keys, and its row and slice strides.
     size: IVec3,
     strides: [usize; 2],
+    /// `keys.min` and `size` as four lanes, for the SSE2 small query.
+    keys_min_lanes: [i32; 4],
+    size_lanes: [i32; 4],
     grid: Vec<Code>,
     outside: AHashMap<IVec3, Code>,
     stored: usize,
@@ -69,7 +72,16 @@ impl ChunkIndex {
         }
         let size = keys.max - keys.min;
         let strides = [size.x as usize, (size.x * size.z) as usize];
-        Self { keys, size, strides, grid: vec![EMPTY; volume as usize], outside: AHashMap::new(), stored: 0 }
+        Self {
+            keys,
+            size,
+            strides,
+            keys_min_lanes: [keys.min.x, keys.min.y, keys.min.z, 0],
+            size_lanes: [size.x, size.y, size.z, 0],
+            grid: vec![EMPTY; volume as usize],
+            outside: AHashMap::new(),
+            stored: 0,
+        }
     }
 
     #[inline]
@@ -87,10 +99,10 @@ impl ChunkIndex {
         }
     }
 
-    /// [`ChunkIndex::grid_window`] for the keys `lo..=lo + two`, `two` 0 or 1 per axis: the
-    /// small query's check, in unsigned compares against the strides kept for it.
+    /// The grid index of key `lo` when the keys `lo..=lo + two` (`two` 0 or 1 per axis) lie
+    /// inside the grid: the small query's check, in unsigned compares against the stored size.
     #[inline(always)]
-    pub(crate) fn grid_window_small(&self, lo: IVec3, two: IVec3) -> Option<(&[Code], usize, usize, usize)> {
+    pub(crate) fn grid_start_small(&self, lo: IVec3, two: IVec3) -> Option<usize> {
         let d = lo - self.keys.min;
         // A key below the grid wraps to a huge unsigned offset; `size - two` is never negative.
         let inside = |i: usize| (d[i] as u32) < (self.size[i] - two[i]) as u32;
@@ -98,7 +110,28 @@ impl ChunkIndex {
             return None;
         }
         let [sx, sxz] = self.strides;
-        Some((&self.grid, d.x as usize + sx * d.z as usize + sxz * d.y as usize, sx, sxz))
+        Some(d.x as usize + sx * d.z as usize + sxz * d.y as usize)
+    }
+
+    /// The grid (every entry) and its row and slice strides.
+    #[inline(always)]
+    pub(crate) fn grid_and_strides(&self) -> (&[Code], [usize; 2]) {
+        (&self.grid, self.strides)
+    }
+
+    /// The grid's row and slice strides.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn strides(&self) -> [usize; 2] {
+        self.strides
+    }
+
+    /// The grid's first key and its size in keys, as four lanes each (the last one 0); size 0
+    /// when there is no grid.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) fn grid_lanes(&self) -> ([i32; 4], [i32; 4]) {
+        (self.keys_min_lanes, self.size_lanes)
     }
 
     /// The grid and the index of key `lo` in it with the grid's row and slice strides, when every
