@@ -8,6 +8,8 @@
 //! merged hull seals no concavity deeper than the limit. The input surface itself is the starting
 //! point: no voxelization, so doorways and ledges keep their shape. [`convex_hull`] is the hull
 //! builder on its own.
+//! [`tightness`] scores any set of hulls (ours, V-HACD's, CoACD's) by how far they stick out of
+//! the input ([`metrics`]).
 //!
 //! ```
 //! use glam::Vec3;
@@ -54,7 +56,7 @@
 //!   non-finite, coincident or collinear points; only unusable indices and options make
 //!   [`decompose`] fail ([`DecomposeError`]).
 //! - **Deterministic**: the same input gives the same hulls bit for bit, for any number of rayon
-//!   threads (the `parallel` feature, on by default, evaluates edge costs in parallel).
+//!   threads (the `parallel` feature, on by default, evaluates the initial edge costs in parallel).
 //!
 //! # Known limits
 //!
