@@ -121,3 +121,18 @@ fn bad_input_gives_typed_errors() {
     let score = tightness(&mesh, std::iter::empty(), &TightnessOptions::default()).unwrap();
     assert_eq!((score.samples, score.outside, score.farthest), (0, 0, 0.0));
 }
+
+#[test]
+fn the_decomposition_of_the_cup_is_tight_where_its_convex_hull_is_not() {
+    // The cup's convex hull seals its cavity: a large share of its surface (the lid over the
+    // opening) is far outside the cup. The decomposition keeps the cavity open, so no part of it
+    // sticks out by more than 1% of the diagonal (the concavity limit is 1% of the largest side).
+    let mesh = voxel_testdata::load_mesh(&voxel_testdata::testdata_file("meshes/concave/cup.obj")).unwrap();
+    let options = TightnessOptions::default();
+    let hull = convex_hull(mesh.positions()).unwrap();
+    let sealed = tightness(&mesh, [(&hull.vertices[..], &hull.triangles[..])], &options).unwrap();
+    assert!(sealed.outside_share > 0.05 && sealed.farthest > 0.1, "{sealed:?}");
+    let parts = convex_hacd::decompose(&mesh, &convex_hacd::DecomposeOptions::default()).unwrap();
+    let score = tightness(&mesh, parts.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..])), &options).unwrap();
+    assert!(score.outside_share < 0.001 && score.farthest < 0.01, "{score:?}");
+}
