@@ -104,8 +104,9 @@ impl ChunkIndex {
     #[inline(always)]
     pub(crate) fn grid_start_small(&self, lo: IVec3, two: IVec3) -> Option<usize> {
         let d = lo - self.keys.min;
-        // A key below the grid wraps to a huge unsigned offset; `size - two` is never negative.
-        let inside = |i: usize| (d[i] as u32) < (self.size[i] - two[i]) as u32;
+        // A key below the grid wraps to a huge unsigned offset; `size - two` is -1 where there is
+        // no grid (size 0), so it is clamped to 0 and nothing is inside.
+        let inside = |i: usize| (d[i] as u32) < (self.size[i] - two[i]).max(0) as u32;
         if !(inside(0) & inside(1) & inside(2)) {
             return None;
         }
@@ -120,7 +121,7 @@ impl ChunkIndex {
     }
 
     /// The grid's row and slice strides.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     pub(crate) fn strides(&self) -> [usize; 2] {
         self.strides
@@ -128,7 +129,7 @@ impl ChunkIndex {
 
     /// The grid's first key and its size in keys, as four lanes each (the last one 0); size 0
     /// when there is no grid.
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[inline(always)]
     pub(crate) fn grid_lanes(&self) -> ([i32; 4], [i32; 4]) {
         (self.keys_min_lanes, self.size_lanes)

@@ -60,10 +60,10 @@ impl Broadphase {
     /// has held as many hits as the box has.
     pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
         out.clear();
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
             let (min, max) = (Vec3A::from(aabb.min), Vec3A::from(aabb.max));
-            // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 target enables it.
+            // SAFETY: this is compiled only where the target enables SSE2, so the CPU has it.
             #[allow(unsafe_code)]
             let window = unsafe { sse2::small_window(min, max, reach_shift(self.reach), &self.chunks) };
             if let Some(window) = window {
@@ -79,7 +79,7 @@ impl Broadphase {
         self.query_large(cells, out)
     }
 
-    /// [`Broadphase::query`] of boxes [`Broadphase::query_small`] does not take, out of line so
+    /// [`Broadphase::query`] of boxes [`Broadphase::small_window`] does not take, out of line so
     /// that the small path keeps its registers.
     #[inline(never)]
     fn query_large(&self, cells: Cells, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
@@ -93,8 +93,8 @@ impl Broadphase {
     /// inside the dense grid; `None` for other boxes.
     ///
     /// Each axis's bit ranges in its one or two chunks come from a table indexed by the cells'
-    /// ends, not from per-chunk arithmetic: a character-sized query is mostly set-up. On x86_64
-    /// [`sse2::small_window`] does the same in integer lanes, and this serves the boxes it leaves.
+    /// ends, not from per-chunk arithmetic: a character-sized query is mostly set-up. With SSE2,
+    /// `sse2::small_window` does the same in integer lanes, and this serves the boxes it leaves.
     #[inline(always)]
     fn small_window(&self, cells: Cells) -> Option<SmallWindow> {
         let k0 = cells.first >> 3i32;
@@ -238,13 +238,13 @@ fn reach_shift(reach: Reach) -> usize {
 /// The portable path's set-up is a chain of float floors, lane moves and scalar steps; measured
 /// on its own it took about 20 ns of a 37 ns query. Here the box stays in one vector per corner
 /// from the floors to the grid check, and lanes leave the vectors once, at the end.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use core::arch::x86_64::{
-        __m128, __m128i, _mm_add_epi32, _mm_and_ps, _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_cmpeq_epi32,
-        _mm_cmpeq_ps, _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmple_ps, _mm_cmplt_epi32, _mm_cmplt_ps, _mm_cvtepi32_ps,
-        _mm_cvtsi128_si32, _mm_cvttps_epi32, _mm_movemask_ps, _mm_set_epi32, _mm_set1_epi32, _mm_set1_ps,
-        _mm_shuffle_epi32, _mm_slli_epi32, _mm_srai_epi32, _mm_sub_epi32, _mm_xor_si128,
+        __m128, __m128i, _mm_add_epi32, _mm_and_ps, _mm_and_si128, _mm_andnot_si128, _mm_castps_si128,
+        _mm_castsi128_ps, _mm_cmpeq_epi32, _mm_cmpeq_ps, _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmple_ps, _mm_cmplt_epi32,
+        _mm_cmplt_ps, _mm_cvtepi32_ps, _mm_cvtsi128_si32, _mm_cvttps_epi32, _mm_movemask_ps, _mm_set_epi32,
+        _mm_set1_epi32, _mm_set1_ps, _mm_shuffle_epi32, _mm_slli_epi32, _mm_srai_epi32, _mm_sub_epi32, _mm_xor_si128,
     };
 
     use glam::{IVec3, Vec3A};
@@ -295,7 +295,10 @@ mod sse2 {
         let v = |a: [i32; 4]| _mm_set_epi32(a[3], a[2], a[1], a[0]);
         let d = _mm_sub_epi32(k0, v(keys_min));
         let sign = _mm_set1_epi32(i32::MIN);
-        let inside = _mm_cmplt_epi32(_mm_xor_si128(d, sign), _mm_xor_si128(_mm_sub_epi32(v(size), two), sign));
+        // `size - two` is -1 where there is no grid (size 0): clamped to 0, nothing is inside.
+        let limit = _mm_sub_epi32(v(size), two);
+        let limit = _mm_andnot_si128(_mm_srai_epi32::<31>(limit), limit);
+        let inside = _mm_cmplt_epi32(_mm_xor_si128(d, sign), _mm_xor_si128(limit, sign));
         if _mm_movemask_ps(_mm_castsi128_ps(inside)) & 7 != 7 {
             return None;
         }
@@ -440,7 +443,7 @@ impl Cells {
         if !(ordered & min.cmpge(-limit) & max.cmple(limit)).all() {
             return Err(BroadphaseError::InvalidAabb);
         }
-        // Beyond FAST every f32 is a multiple of a half, so glam's floor and casts are exact.
+        // Beyond FAST glam's floor is exact, and so are the casts of its whole results.
         let min_floor = min.floor();
         let min_is_integer = IVec3::from(min_floor.cmpeq(min));
         Ok(Self {
@@ -613,14 +616,14 @@ mod tests {
         }
     }
 
-    /// The SSE2 set-up of a small query gives the portable path's window, or declines exactly
-    /// the boxes the portable path declines: around a grid whose keys run from -5 to 4 on
-    /// every axis, boxes inside, across and outside it, at integers and halves, both reaches.
-    #[cfg(target_arch = "x86_64")]
+    /// The SSE2 set-up of a small query gives the portable path's window wherever it gives one,
+    /// and declines every box the portable path declines (beyond the fast range it also declines
+    /// boxes the portable path takes; `query` then falls back to it): around grids near the
+    /// origin and near the fast range's ends, boxes inside, across and outside them, at
+    /// integers, halves, -0 and the last floats below the range's ends, both reaches.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn sse2_small_window_equals_the_portable_one() {
-        let mut bp = Broadphase::new();
-        bp.chunks = ChunkIndex::with_grid(voxel_core::VoxelBox::new(IVec3::splat(-5), IVec3::splat(5)));
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -628,33 +631,62 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
+        let edge = FAST;
+        let below_edge = f32::from_bits(edge.to_bits() - 1);
         let (mut taken, mut declined) = (0, 0);
-        for _ in 0..200_000 {
-            let r = next();
-            let coordinate = |bits: u64| {
-                let v = (bits % 12_000) as f32 / 100.0 - 60.0;
-                // A third at integers, a third at halves.
-                match bits >> 40 & 3 {
-                    0 => v.round(),
-                    1 => v.round() + 0.5,
-                    _ => v,
+        for centre in [0.0f32, edge - 24.0, -edge + 24.0] {
+            let mut bp = Broadphase::new();
+            let key = (centre / 8.0) as i32;
+            bp.chunks = ChunkIndex::with_grid(voxel_core::VoxelBox::new(IVec3::splat(key - 5), IVec3::splat(key + 5)));
+            let special = [0.0, -0.0, below_edge, -below_edge, edge, -edge, edge - 0.25, -edge + 0.5, centre + 0.5];
+            for _ in 0..100_000 {
+                let r = next();
+                let coordinate = |bits: u64| {
+                    let v = centre + (bits % 12_000) as f32 / 100.0 - 60.0;
+                    // A third at integers, a sixth at halves, a sixth at special values.
+                    match bits >> 40 & 7 {
+                        0 | 1 => v.round(),
+                        2 => v.round() + 0.5,
+                        3 => special[(bits >> 44) as usize % special.len()],
+                        _ => v,
+                    }
+                };
+                let min = Vec3::new(coordinate(r), coordinate(r >> 16), coordinate(next()));
+                let size = Vec3::new((r >> 48) as f32 % 7.0, (r >> 52) as f32 % 7.0, (r >> 56) as f32 % 7.0);
+                let aabb = Aabb::new(min, min + size);
+                for reach in [Reach::SurfaceNets, Reach::Neighbours] {
+                    let portable = Cells::new(&aabb, reach).ok().and_then(|cells| bp.small_window(cells));
+                    let (lo, hi) = (Vec3A::from(aabb.min), Vec3A::from(aabb.max));
+                    // SAFETY: compiled only where the target enables SSE2.
+                    #[allow(unsafe_code)]
+                    let simd = unsafe { sse2::small_window(lo, hi, reach_shift(reach), &bp.chunks) };
+                    if simd.is_some() || portable.is_none() {
+                        assert_eq!(simd, portable, "{aabb:?} {reach:?}");
+                    } else {
+                        // Declined by SSE2 only: outside its fast range.
+                        assert!(aabb.min.abs().max(aabb.max.abs()).max_element() >= edge, "{aabb:?} {reach:?}");
+                    }
+                    if simd.is_some() { taken += 1 } else { declined += 1 }
                 }
-            };
-            let min = Vec3::new(coordinate(r), coordinate(r >> 16), coordinate(next()));
-            let size = Vec3::new((r >> 48) as f32 % 7.0, (r >> 52) as f32 % 7.0, (r >> 56) as f32 % 7.0);
-            let aabb = Aabb::new(min, min + size);
-            for reach in [Reach::SurfaceNets, Reach::Neighbours] {
-                let portable = Cells::new(&aabb, reach).ok().and_then(|cells| bp.small_window(cells));
-                let (lo, hi) = (Vec3A::from(aabb.min), Vec3A::from(aabb.max));
-                // SAFETY: SSE2 is part of the x86_64 baseline.
-                #[allow(unsafe_code)]
-                let simd = unsafe { sse2::small_window(lo, hi, reach_shift(reach), &bp.chunks) };
-                assert_eq!(simd, portable, "{aabb:?} {reach:?}");
-                if simd.is_some() { taken += 1 } else { declined += 1 }
             }
         }
         // Both kinds occur often enough to mean something.
         assert!(taken > 50_000 && declined > 50_000, "{taken} taken, {declined} declined");
+    }
+
+    /// A broadphase with no chunk built has no grid: small boxes, across chunk borders on every
+    /// axis too, find nothing (the grid check once let them index the empty grid).
+    #[test]
+    fn queries_without_a_grid_find_nothing() {
+        let bp = Broadphase::new();
+        let mut hits = vec![ChunkHit { chunk: IVec3::ZERO, solid: true, water: false, full: false }];
+        for v in [-8.5f32, -0.5, 0.0, 7.5, 8.0, 1000.5] {
+            for size in [0.0, 1.0, 3.0, 20.0] {
+                let aabb = Aabb::new(Vec3::splat(v), Vec3::splat(v + size));
+                assert_eq!(bp.query(&aabb, &mut hits), Ok(()), "{aabb:?}");
+                assert!(hits.is_empty(), "{aabb:?}");
+            }
+        }
     }
 
     #[test]

@@ -343,3 +343,34 @@ impl TriangleSource for Mesh {
         if b == c { b } else { a }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unit-quad indices at the `u16` limit (16384 quads, 65536 vertices), one quad over it, and
+    /// counts that leave a remainder after the four-quad steps.
+    #[test]
+    fn unit_quad_indices_at_the_u16_limit_and_with_remainders() {
+        for quads in [0usize, 1, 3, 4, 5, 7, 16383, 16384, 16385] {
+            let mut mesh = Mesh::new();
+            mesh.positions.resize(4 * quads, Vec3::ZERO);
+            mesh.push_unit_quads();
+            let indices: Vec<u32> = match mesh.indices() {
+                Indices::U16(i) => {
+                    assert!(quads <= 1 << 14, "{quads} quads in u16");
+                    i.iter().map(|&i| u32::from(i)).collect()
+                }
+                Indices::U32(i) => {
+                    assert!(quads > 1 << 14, "{quads} quads in u32");
+                    i.to_vec()
+                }
+            };
+            assert_eq!(indices.len(), 6 * quads);
+            for (q, six) in indices.chunks_exact(6).enumerate() {
+                let a = 4 * q as u32;
+                assert_eq!(six, [a, a + 1, a + 2, a, a + 2, a + 3], "quad {q} of {quads}");
+            }
+        }
+    }
+}

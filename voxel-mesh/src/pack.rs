@@ -40,15 +40,16 @@ impl MaterialSet {
 }
 
 /// Sets `stream` to one bit per voxel (see [`unstream`]): distance negative and material in
-/// `set`. `flags` is the portable path's scratch (other targets than x86_64).
+/// `set`. `flags` is the portable path's scratch (targets without SSE2).
 pub(crate) fn stream_set(voxels: &[Voxel], flags: &mut Vec<u8>, stream: &mut Vec<u64>, set: MaterialSet) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         let _ = flags;
-        // SAFETY: SSE2 is part of the x86_64 baseline, enabled on every x86_64 target.
+        // SAFETY: this is compiled only where the target enables SSE2 (every x86_64 target but
+        // the bare-metal ones that turn SIMD off), so the CPU running it has SSE2.
         unsafe { sse2::stream_set(voxels, stream, set) };
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     stream_with(voxels, flags, stream, |v| (v.distance < 0) & set.contains(v.material));
 }
 
@@ -126,7 +127,7 @@ pub(crate) fn any_set_and_clear(stream: &[u64], len: usize) -> (bool, bool) {
     (set != 0, clear != 0)
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use core::arch::x86_64::{
         __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,

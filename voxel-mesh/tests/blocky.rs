@@ -176,3 +176,43 @@ fn indices_widen_when_faces_outgrow_u16() {
         assert_eq!(faces, visible_faces(&field, region));
     }
 }
+
+/// `visible_faces` gives the same faces whatever the options; normals and blend weights are
+/// there exactly when asked, each the face's outward normal and its material at full weight.
+#[test]
+fn visible_faces_options_only_add_their_streams() {
+    let region = VoxelBox::new(IVec3::new(-3, 0, 5), IVec3::new(20, 9, 30));
+    let field = random_blocks(7, region.grow(1), 45);
+    let mut mesher = Mesher::new();
+    let mut plain = Mesh::new();
+    let options = |normals, blend| MeshOptions { normals, blend, ..MeshOptions::default() };
+    mesher.visible_faces(&field, region, &options(false, false), &mut plain).unwrap();
+    assert!(plain.quad_count() > 100);
+    assert!(plain.normals().is_empty() && plain.blend().is_empty());
+    for (normals, blend) in [(true, false), (false, true), (true, true)] {
+        let mut mesh = Mesh::new();
+        mesher.visible_faces(&field, region, &options(normals, blend), &mut mesh).unwrap();
+        assert_eq!(mesh.positions(), plain.positions());
+        assert_eq!(mesh.materials(), plain.materials());
+        assert_eq!(
+            (0..mesh.quad_count()).map(|q| mesh.quad(q)).collect::<Vec<_>>(),
+            (0..plain.quad_count()).map(|q| plain.quad(q)).collect::<Vec<_>>()
+        );
+        assert_eq!(mesh.normals().len(), if normals { mesh.positions().len() } else { 0 });
+        assert_eq!(mesh.blend().len(), if blend { mesh.positions().len() } else { 0 });
+        for q in 0..mesh.quad_count() {
+            let [a, b, c, d] = mesh.quad(q).map(|i| i as usize);
+            let p = mesh.positions();
+            let outward = (p[b] - p[a]).cross(p[c] - p[a]).normalize();
+            for v in [a, b, c, d] {
+                if normals {
+                    assert_eq!(mesh.normals()[v], outward, "quad {q}");
+                }
+                if blend {
+                    let w = mesh.blend()[v];
+                    assert_eq!((w.ids[0], w.weights), (mesh.materials()[v], [255, 0, 0, 0]), "quad {q}");
+                }
+            }
+        }
+    }
+}
