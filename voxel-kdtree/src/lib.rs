@@ -2,10 +2,11 @@
 //! construction" and "queries"), over any [`TriangleSource`].
 //!
 //! A binary tree whose branches hold two split planes on one axis (the left child's primitives lie
-//! below the first, the right child's above the second) in 12-byte nodes, about one node per
-//! triangle: 12 bytes per triangle, where a BVH node with a full box takes 32 to 64. Queries
-//! recover each node's volume on the way down and walk the tree over a scratch buffer sized by the
-//! tree depth ("stackless" as the seed uses the word): box queries, closest-hit, any-hit and
+//! below the first, the right child's above the second) in 12-byte nodes, at most one node per
+//! triangle (splits keep both sides even, so leaves hold two triangles): 12 bytes per triangle,
+//! where a BVH node with a full box takes 32 to 64. Queries recover each node's volume on the way
+//! down and walk the tree over a fixed stack bounded by the tree depth ("stackless" as the seed
+//! uses the word, in a reusable [`Scratch`]): box queries, closest-hit, any-hit and
 //! all-hits ray casts with a watertight ray-triangle test, batch forms with rayon, a tree over the
 //! quads of a `voxel-mesh` mesh ([`QuadTree`]), and a compact form ([`CompactTree`]).
 //!
@@ -42,7 +43,8 @@
 //! ```
 //!
 //! See [`Node`] for the bit layout. The tree also keeps its root box, for early rejection of boxes
-//! and rays that miss it, and its depth, which sizes the [`Scratch`].
+//! and rays that miss it, and its depth (never above [`depth_bound`], which the [`Scratch`]'s
+//! fixed stack holds for any tree).
 //!
 //! # Conventions
 //!
