@@ -223,7 +223,7 @@ fn split_records<const A: usize>(src: &[Record], records: &mut [Record], split: 
         let (_, right_min, right_sum) = extremes::<A>(right);
         return Parts { left: k, left_max, left_sum, right_min, right_sum };
     }
-    if p.left % 2 == 0 {
+    if p.left.is_multiple_of(2) {
         return Parts {
             left: p.left,
             left_max: p.left_max,

@@ -52,7 +52,7 @@ impl QuadTree {
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
         validate_triangles(source)?;
         let triangles = source.triangle_count();
-        if triangles % 2 != 0 {
+        if !triangles.is_multiple_of(2) {
             return Err(KdTreeError::NotQuads { triangle: triangles - 1 });
         }
         let quads = triangles / 2;

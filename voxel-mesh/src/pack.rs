@@ -88,7 +88,7 @@ pub(crate) fn stream_with(
 /// Packing the whole buffer as one stream keeps the SIMD steps full: rows of 18 or 34 voxels (16^3
 /// and 32^3 chunks with their padding) otherwise end in voxels packed one at a time.
 pub(crate) fn unstream(stream: &[u64], rows: &mut [u64], nx: usize, words: usize) {
-    let last_word = if nx % 64 == 0 { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
+    let last_word = if nx.is_multiple_of(64) { u64::MAX } else { (1u64 << (nx % 64)) - 1 };
     // `<< 1 << (63 - shift)` is `<< (64 - shift)`, and 0 when a row starts on a word.
     let bits_at = |bit: usize| {
         let (i, shift) = (bit / 64, bit % 64);

@@ -141,7 +141,7 @@ pub fn random_ray(rng: &mut Rng, world: VoxelBox) -> (Ray, f32) {
         0 => {
             // Along an axis, either sign, the other components +0 or -0.
             let a = (rng.next_u64() % 3) as usize;
-            let v = if rng.next_u64() % 2 == 0 { 1.0 } else { -1.0 };
+            let v = if rng.next_u64().is_multiple_of(2) { 1.0 } else { -1.0 };
             d = Vec3::new(0.0, -0.0, 0.0);
             d[a] = v;
         }
