@@ -15,6 +15,7 @@ use glam::{DVec3, Vec3};
 use voxel_core::{TriangleSource, validate_triangles};
 
 use crate::concavity::{Samples, ScanScratch};
+use crate::metrics::closest_on_triangle;
 use crate::quantize::{Prepared, prepare};
 use crate::quickhull::{HullScratch, Plane, RawHull, build_hull};
 use crate::{DecomposeError, Recorder};
@@ -659,37 +660,4 @@ fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
             p.distance(closest_on_triangle(p, a, b, c))
         })
         .fold(f64::INFINITY, f64::min)
-}
-
-/// The point of triangle `a b c` closest to `p` (Ericson, "Real-Time Collision Detection", 5.1.5).
-fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return a;
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denom = 1.0 / (va + vb + vc);
-    a + ab * (vb * denom) + ac * (vc * denom)
 }

@@ -9,7 +9,7 @@
 //! one, in % of the diagonal (`hacd/<mesh>/outside-pct/...`, `hacd/<mesh>/farthest-pct/...`).
 //! `cargo xtask coacd` prints the same figures for CoACD.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use convex_hacd::{DecomposeOptions, TightnessOptions, decompose, tightness};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -23,22 +23,7 @@ fn parry(mesh: &IndexedMesh) -> Vec<(Vec<glam::Vec3>, Vec<[u32; 3]>)> {
 
 fn mesh_files() -> Vec<PathBuf> {
     let dir = shared_data().map_or_else(|| testdata().join("meshes"), |d| d.join("meshes"));
-    let mut files = Vec::new();
-    collect(&dir, &mut files);
-    files.sort();
-    files
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, out);
-        } else if path.extension().is_some_and(|e| e == "obj" || e == "stl") {
-            out.push(path);
-        }
-    }
+    voxel_testdata::files_below(&dir, &["obj", "stl"])
 }
 
 fn meshes(c: &mut Criterion) {

@@ -48,10 +48,17 @@ pub fn shared_data_dir() -> Option<PathBuf> {
 /// When no file matches: a data test over nothing would pass without testing.
 pub fn data_files(subdir: &str, extensions: &[&str]) -> Vec<PathBuf> {
     let root = shared_data_dir().unwrap_or_else(testdata_dir).join(subdir);
-    let mut files = Vec::new();
-    collect(&root, extensions, &mut files);
-    files.sort();
+    let files = files_below(&root, extensions);
     assert!(!files.is_empty(), "no {extensions:?} files below {}", root.display());
+    files
+}
+
+/// Every file below `dir`, in any depth of folders, whose extension is one of `extensions`
+/// (no dot, any case), sorted by path; empty when `dir` cannot be read.
+pub fn files_below(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    collect(dir, extensions, &mut files);
+    files.sort();
     files
 }
 
