@@ -68,28 +68,26 @@ fn air_point(rng: &mut Rng, s: &Scene, top: f32) -> Vec3 {
     }
 }
 
+/// Rays from particles resting on (or just above) the ground of random columns, in random
+/// directions, `max_t` in `min_t..max_t`.
+fn on_the_ground(rng: &mut Rng, s: &Scene, min_t: f32, max_t: f32) -> Vec<Cast> {
+    (0..RAYS)
+        .map(|_| {
+            let (x, z) = (rng.range(1.0, 511.0), rng.range(1.0, 511.0));
+            let y = s.ground[(x as i32 + WORLD.x * z as i32) as usize] as f32 + rng.range(0.01, 0.5);
+            Cast { ray: Ray::new(Vec3::new(x, y, z), rng.direction()), max_t: rng.range(min_t, max_t) }
+        })
+        .collect()
+}
+
 fn ray_sets(s: &Scene) -> Vec<(&'static str, Vec<Cast>)> {
     let mut rng = Rng::new(42);
     let highest = s.ground.iter().copied().max().unwrap_or(0) as f32;
-    let short = (0..RAYS)
-        .map(|_| {
-            // A particle resting on (or just above) the ground of a random column.
-            let (x, z) = (rng.range(1.0, 511.0), rng.range(1.0, 511.0));
-            let y = s.ground[(x as i32 + WORLD.x * z as i32) as usize] as f32 + rng.range(0.01, 0.5);
-            Cast { ray: Ray::new(Vec3::new(x, y, z), rng.direction()), max_t: rng.range(1.0, 10.0) }
-        })
-        .collect();
-    // Particles at rest or crawling: the same starts, moving less than a voxel in the step (the
-    // seed's "start and end in the same voxel" exit, or one crossing). Own generator, so the
-    // other sets stay as they were.
-    let mut rest = Rng::new(43);
-    let resting = (0..RAYS)
-        .map(|_| {
-            let (x, z) = (rest.range(1.0, 511.0), rest.range(1.0, 511.0));
-            let y = s.ground[(x as i32 + WORLD.x * z as i32) as usize] as f32 + rest.range(0.01, 0.5);
-            Cast { ray: Ray::new(Vec3::new(x, y, z), rest.direction()), max_t: rest.range(0.0, 1.0) }
-        })
-        .collect();
+    let short = on_the_ground(&mut rng, s, 1.0, 10.0);
+    // Particles at rest or crawling: the same kind of starts, moving less than a voxel in the
+    // step (the seed's "start and end in the same voxel" exit, or one crossing). Own generator,
+    // so the other sets stay as they were.
+    let resting = on_the_ground(&mut Rng::new(43), s, 0.0, 1.0);
     let long = (0..RAYS)
         .map(|_| Cast { ray: Ray::new(air_point(&mut rng, s, 64.0), rng.direction()), max_t: rng.range(200.0, 400.0) })
         .collect();

@@ -55,7 +55,8 @@ pub(crate) struct ChunkIndex {
     /// The grid's size in keys, and its row and slice strides.
     size: IVec3,
     strides: [usize; 2],
-    /// `keys.min` and `size` as four lanes, for the SSE2 small query.
+    /// `keys.min` and `size` again, as four lanes each: the SSE2 small query loads each in one
+    /// move, where building them from the `IVec3`s took a few lane inserts per query.
     keys_min_lanes: [i32; 4],
     size_lanes: [i32; 4],
     grid: Vec<Code>,
@@ -90,8 +91,8 @@ impl ChunkIndex {
         // because nothing is subtracted.
         if self.keys.contains(key) {
             let d = key - self.keys.min;
-            let size = self.keys.max - self.keys.min;
-            self.grid[(d.x + size.x * (d.z + size.z * d.y)) as usize]
+            let [sx, sxz] = self.strides;
+            self.grid[d.x as usize + sx * d.z as usize + sxz * d.y as usize]
         } else if self.outside.is_empty() {
             EMPTY
         } else {
@@ -142,9 +143,8 @@ impl ChunkIndex {
         if !(self.keys.contains(lo) && self.keys.contains(hi)) {
             return None;
         }
-        let size = self.keys.max - self.keys.min;
         let d = lo - self.keys.min;
-        let (sx, sxz) = (size.x as usize, (size.x * size.z) as usize);
+        let [sx, sxz] = self.strides;
         Some((&self.grid, d.x as usize + sx * d.z as usize + sxz * d.y as usize, sx, sxz))
     }
 
