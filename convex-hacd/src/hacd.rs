@@ -454,10 +454,10 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         nodes[a].edges.sort_unstable();
         for &x in &nodes[a].edges {
             let ed = &mut edges[x as usize];
-            // An edge that is still dirty keeps its bound; a flat or missing hull gives none.
-            // Every live edge has one current heap entry: an edge that was dirty already keeps
-            // it (its bound stays), which keeps stale entries out of the heap.
-            if ed.dirty && (ed.solid || ed.cost == 0.0) {
+            // An edge that is still dirty keeps its bound (a flat or missing hull's is 0, set
+            // below when it became dirty). Every live edge has one current heap entry: an edge
+            // that was dirty already keeps it, which keeps stale entries out of the heap.
+            if ed.dirty {
                 continue;
             }
             if !ed.solid {

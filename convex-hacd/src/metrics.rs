@@ -324,9 +324,7 @@ impl<'a> Surface<'a> {
         while i < keyed.len() {
             let j = i + keyed[i..].iter().take_while(|k| k.0 == keyed[i].0).count();
             let f_end = f + fine_clusters[f..].iter().take_while(|c: &&Cluster| (c.range.1 as usize) <= j).count();
-            let mut cl = Cluster::of(tris, &cluster_tris[i..j], (f as u32, f_end as u32));
-            cl.range = (f as u32, f_end as u32);
-            clusters.push(cl);
+            clusters.push(Cluster::of(tris, &cluster_tris[i..j], (f as u32, f_end as u32)));
             i = j;
             f = f_end;
         }
