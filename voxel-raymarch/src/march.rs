@@ -333,7 +333,8 @@ impl Occupancy {
         let origin = Vec3A::from(ray.origin);
         let dir = Vec3A::from(ray.dir);
         // One division for the three axes; zero (either sign) and subnormal components give an
-        // infinite inverse: the ray is parallel to that axis's planes.
+        // infinite inverse: the ray is parallel to that axis's planes. Not `ray.inv_dir`: the
+        // fields are public, and a ray built field by field may carry a stale one.
         let inv = Vec3A::ONE / dir;
         let moving = inv.is_finite_mask();
         let up = dir.cmpgt(Vec3A::ZERO) & moving;
