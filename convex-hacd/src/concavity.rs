@@ -125,28 +125,31 @@ impl Samples {
         (x + self.dims[0] * (y + self.dims[1] * z)) as u32
     }
 
-    /// The concavity error of the solid hull bounded by `planes` with box `lo..hi`: the longest
-    /// ray from a sample inside (within `eps`) along its normal to the hull's far side, or `eps`
-    /// when no ray is longer (shorter rays are rounding: the caller counts them as 0). Returns
-    /// as soon as a ray is longer than `limit` (the value is then that ray's length).
+    /// The concavity error of the solid hull bounded by `planes`, over the samples in the box
+    /// `lo..hi`: the longest ray from a sample inside (within `eps`) along its normal to the
+    /// hull's far side, or `start.max(eps)` when no ray is longer (rays up to `eps` are rounding:
+    /// the caller counts them as 0; rays up to `start` are known not to matter). Returns as soon
+    /// as a ray is longer than `limit` (the value is then that ray's length).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn concavity(
         &self,
         planes: &[Plane],
         lo: DVec3,
         hi: DVec3,
         eps: f64,
+        start: f64,
         limit: f64,
         scratch: &mut ScanScratch,
     ) -> f64 {
         if self.positions.is_empty() || planes.is_empty() {
-            return 0.0;
+            return start.max(eps);
         }
         let (lo, hi) = (lo - DVec3::splat(eps), hi + DVec3::splat(eps));
         let c0 = self.cell_coords(lo);
         let c1 = self.cell_coords(hi);
         // Rays up to `eps` long are rounding (a sample on the hull's own face): starting from
         // `eps`, they settle as soon as a plane they leave through is found.
-        let mut worst = eps;
+        let mut worst = start.max(eps);
         // A sample matters only if it is inside and its ray is longer than the worst so far, so
         // one plane that puts it outside, or that its ray leaves through within `worst`, settles
         // it. Neighbouring samples (the grid keeps them together) are usually settled by the

@@ -104,6 +104,11 @@ pub(crate) struct Shape {
     pub planes: Vec<Plane>,
     pub flat: bool,
     pub area: f64,
+    /// The longest ray of the concavity scan of this (solid) hull, over every sample inside it,
+    /// when known: it lets the scan of a larger hull made from this one skip the samples whose
+    /// rays leave through faces the two share ([`changed_region`]). `None` for flat hulls and
+    /// hulls whose scan stopped early.
+    pub scan: Option<f64>,
 }
 
 /// Per-thread buffers of the cost evaluation.
@@ -132,6 +137,7 @@ impl Shape {
             planes: raw.planes.clone(),
             flat: raw.flat,
             area: raw.flat_area,
+            scan: None,
             points,
         }
     }
@@ -199,6 +205,7 @@ fn evaluate(
         // A hull with a folded face would hide concavities from the scan: no merge.
         return Evaluation { cost: f64::INFINITY, solid: false, merged: None };
     }
+    let mut scan = None;
     let cost = if raw.flat {
         // Seed: a flat hull that covers more than its two parts may close a concavity in its
         // plane; the square root of the extra area is the error. A solid part counts no area.
@@ -209,13 +216,86 @@ fn evaluate(
             let p = scratch.points[i as usize];
             (lo.min(p), hi.max(p))
         });
-        samples.concavity(&raw.planes, lo, hi, eps, limit, &mut scratch.scan)
+        let (hull_lo, hull_hi) = (lo, hi);
+        let (start, lo, hi) = match changed_region(a, b, &scratch.points, raw, eps) {
+            Some((start, rlo, rhi)) => (start, lo.max(rlo), hi.min(rhi)),
+            None => (0.0, lo, hi),
+        };
+        let worst = if lo.cmple(hi).all() {
+            samples.concavity(&raw.planes, lo, hi, eps, start, limit, &mut scratch.scan)
+        } else {
+            start.max(eps)
+        };
+        #[cfg(debug_assertions)]
+        {
+            // The region scan must find what the full scan finds (checked in tests), up to the
+            // rounding of the planes: a fresh build puts a face shared with a part's hull within
+            // the plane thickness of where it was, which moves a ray's exit a little.
+            let full = samples.concavity(&raw.planes, hull_lo, hull_hi, eps, 0.0, limit, &mut scratch.scan);
+            debug_assert!(
+                (full > limit && worst > limit) || (full - worst).abs() <= 1e-2 * eps,
+                "region scan {worst} against full scan {full}"
+            );
+        }
+        if worst <= limit {
+            scan = Some(worst);
+        }
+        worst
     };
     // Errors below the quantization distance are rounding (a sample on the hull's surface exits
     // after 1e-13); as exact zeros they tie, and ties go by edge index.
     let cost = if cost <= eps { 0.0 } else { cost };
-    let merged = (keep_all || cost <= limit).then(|| Shape::from_raw(scratch));
+    let merged = (keep_all || cost <= limit).then(|| Shape { scan, ..Shape::from_raw(scratch) });
     Evaluation { cost, solid: !scratch.raw.flat, merged }
+}
+
+/// Where the concavity scan of the solid hull `raw` of `a` and `b` (over `points`, `a`'s first)
+/// has to look, and the longest ray of the samples it may skip: `None` when neither part's scan
+/// is known (scan everything).
+///
+/// Say the merged hull `H` grows from `a`'s hull `A`, whose scan found no ray longer than `r`. A
+/// sample inside `A` whose ray leaves `A` through a face that `H` keeps leaves `H` there too, so
+/// its ray is no longer than `r`. Otherwise its ray leaves `A` through a face that `H` swallowed,
+/// within `r` of the sample. Faces of `H` with corners from both parts are new; faces with all
+/// corners from one part lie on that part's hull; a swallowed face's corners are either inside
+/// `H` (not vertices of it) or corners of new faces (else `H` and `A` would coincide around
+/// them). So every sample whose ray may be longer than `max(r_a, r_b)` lies in the box of the new
+/// faces and the dropped points, widened by that length (samples inside `H` but in neither part
+/// are inside the box too: that region is bounded by new and swallowed faces). A flat part has
+/// no scan: its whole box is scanned.
+fn changed_region(a: &Shape, b: &Shape, points: &[DVec3], raw: &RawHull, eps: f64) -> Option<(f64, DVec3, DVec3)> {
+    if a.scan.is_none() && b.scan.is_none() {
+        return None;
+    }
+    let na = a.points.len() as u32;
+    let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+    let mut add = |p: DVec3| {
+        lo = lo.min(p);
+        hi = hi.max(p);
+    };
+    let mut start = 0.0f64;
+    for (part, range) in [(a, 0..na as usize), (b, na as usize..points.len())] {
+        match part.scan {
+            Some(r) => start = start.max(r),
+            None => points[range].iter().for_each(|&p| add(p)),
+        }
+    }
+    for t in &raw.triangles {
+        let from_a = t.map(|i| i < na);
+        if from_a[0] != from_a[1] || from_a[1] != from_a[2] {
+            t.iter().for_each(|&i| add(points[i as usize]));
+        }
+    }
+    // `raw.vertices` is ascending: the points between consecutive vertices were dropped.
+    let mut next = 0;
+    for &v in raw.vertices.iter().chain(std::iter::once(&(points.len() as u32))) {
+        for i in next..v {
+            add(points[i as usize]);
+        }
+        next = v + 1;
+    }
+    let widen = DVec3::splat(start + 2.0 * eps);
+    Some((start, lo - widen, hi + widen))
 }
 
 /// Whether every triangle of the solid hull `raw` (over `points`) faces away from the hull's
