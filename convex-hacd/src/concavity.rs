@@ -60,8 +60,9 @@ fn direction_bin(d: DVec3) -> usize {
     } else {
         (4 + usize::from(d.z < 0.0), d.x, d.y, a.z)
     };
-    let n = DIRECTION_BINS as f64;
-    let cell = |x: f64| (((x / m + 1.0) * 0.5 * n) as usize).min(DIRECTION_BINS - 1);
+    let half_n = 0.5 * DIRECTION_BINS as f64;
+    let inv_m = 1.0 / m;
+    let cell = |x: f64| (((x * inv_m + 1.0) * half_n) as usize).min(DIRECTION_BINS - 1);
     (face * DIRECTION_BINS + cell(u)) * DIRECTION_BINS + cell(v)
 }
 

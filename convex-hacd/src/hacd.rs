@@ -117,6 +117,8 @@ struct Scratch {
     hull: HullScratch,
     raw: RawHull,
     points: Vec<DVec3>,
+    /// Input index -> hull vertex, for [`Shape::from_raw`].
+    local: Vec<u32>,
     scan: ScanScratch,
 }
 
@@ -128,12 +130,18 @@ impl Shape {
     }
 
     /// The hull last built into `scratch.raw`, over `scratch.points`.
-    fn from_raw(scratch: &Scratch) -> Shape {
+    fn from_raw(scratch: &mut Scratch) -> Shape {
         let raw = &scratch.raw;
-        let local = |i: u32| raw.vertices.binary_search(&i).map_or(0, |k| k as u32);
+        // Input index -> position among the hull's vertices (every triangle corner is a vertex).
+        let local = &mut scratch.local;
+        local.clear();
+        local.resize(scratch.points.len(), 0);
+        for (k, &i) in raw.vertices.iter().enumerate() {
+            local[i as usize] = k as u32;
+        }
         let points: Vec<DVec3> = raw.vertices.iter().map(|&i| scratch.points[i as usize]).collect();
         Shape {
-            triangles: raw.triangles.iter().map(|t| t.map(local)).collect(),
+            triangles: raw.triangles.iter().map(|t| t.map(|i| local[i as usize])).collect(),
             planes: raw.planes.clone(),
             flat: raw.flat,
             area: raw.flat_area,
@@ -216,6 +224,7 @@ fn evaluate(
             let p = scratch.points[i as usize];
             (lo.min(p), hi.max(p))
         });
+        #[cfg(debug_assertions)]
         let (hull_lo, hull_hi) = (lo, hi);
         let (start, lo, hi) = match changed_region(a, b, &scratch.points, raw, eps) {
             Some((start, rlo, rhi)) => (start, lo.max(rlo), hi.min(rhi)),
@@ -320,58 +329,28 @@ fn outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
     })
 }
 
-/// The buffers of one evaluating thread, reused across evaluations (slot per rayon thread).
-struct ScratchPool(Vec<std::sync::Mutex<Scratch>>);
-
-impl ScratchPool {
-    fn new() -> Self {
-        #[cfg(feature = "parallel")]
-        let slots = rayon::current_num_threads() + 1;
-        #[cfg(not(feature = "parallel"))]
-        let slots = 1;
-        ScratchPool((0..slots).map(|_| std::sync::Mutex::new(Scratch::default())).collect())
-    }
-
-    /// Runs `f` with this thread's scratch (a poisoned slot is still only buffers).
-    fn with<R>(&self, f: impl FnOnce(&mut Scratch) -> R) -> R {
-        #[cfg(feature = "parallel")]
-        let slot = rayon::current_thread_index().map_or(0, |i| i + 1) % self.0.len();
-        #[cfg(not(feature = "parallel"))]
-        let slot = 0;
-        let mut guard = self.0[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        f(&mut guard)
-    }
-}
-
 /// Everything an evaluation reads besides the two nodes.
 struct Context<'a> {
     samples: &'a Samples,
     eps: f64,
     limit: f64,
     keep_all: bool,
-    pool: ScratchPool,
 }
 
-fn evaluate_all(jobs: &[(u32, u32)], nodes: &[Node], cx: &Context) -> Vec<Evaluation> {
-    let one = |&(a, b): &(u32, u32)| {
-        cx.pool.with(|scratch| {
-            evaluate(
-                &nodes[a as usize].shape,
-                &nodes[b as usize].shape,
-                cx.samples,
-                cx.eps,
-                cx.limit,
-                cx.keep_all,
-                scratch,
-            )
-        })
+/// The first cost of every edge. With rayon, each worker keeps one [`Scratch`] across the edges
+/// it evaluates (`map_init`); the results do not depend on which worker evaluated what.
+fn evaluate_all(jobs: &[(u32, u32)], nodes: &[Node], cx: &Context, scratch: &mut Scratch) -> Vec<Evaluation> {
+    let one = |scratch: &mut Scratch, &(a, b): &(u32, u32)| {
+        let (a, b) = (&nodes[a as usize].shape, &nodes[b as usize].shape);
+        evaluate(a, b, cx.samples, cx.eps, cx.limit, cx.keep_all, scratch)
     };
     #[cfg(feature = "parallel")]
-    if jobs.len() > 1 {
+    if jobs.len() > 1 && rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
-        return jobs.par_iter().map(one).collect();
+        // Blocks of edges per task, so that a worker's scratch serves many evaluations.
+        return jobs.par_iter().with_min_len(64).map_init(Scratch::default, one).collect();
     }
-    jobs.iter().map(one).collect()
+    jobs.iter().map(|job| one(scratch, job)).collect()
 }
 
 fn check_options(o: &DecomposeOptions) -> Result<(), DecomposeError> {
@@ -440,10 +419,10 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     }
 
     // Steps 2 and 3: every edge's predicted hull and error.
-    let cx = Context { samples: &samples, eps, limit, keep_all: options.max_hulls.is_some(), pool: ScratchPool::new() };
+    let cx = Context { samples: &samples, eps, limit, keep_all: options.max_hulls.is_some() };
     let jobs: Vec<(u32, u32)> = edges.iter().map(|e| (e.a, e.b)).collect();
     let mut heap = BinaryHeap::with_capacity(edges.len());
-    for (e, ev) in evaluate_all(&jobs, &nodes, &cx).into_iter().enumerate() {
+    for (e, ev) in evaluate_all(&jobs, &nodes, &cx, &mut scratch).into_iter().enumerate() {
         edges[e].cost = ev.cost;
         edges[e].solid = ev.solid;
         edges[e].merged = ev.merged;
@@ -483,7 +462,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         if edge.dirty {
             // Evaluate it, then look again.
             let (na, nb) = (&nodes[edge.a as usize].shape, &nodes[edge.b as usize].shape);
-            let ev = cx.pool.with(|scratch| evaluate(na, nb, cx.samples, eps, limit, cx.keep_all, scratch));
+            let ev = evaluate(na, nb, cx.samples, eps, limit, cx.keep_all, &mut scratch);
             let ed = &mut edges[e as usize];
             ed.cost = ev.cost;
             ed.solid = ev.solid;
