@@ -40,8 +40,9 @@ pub(crate) fn nearest(t: I4) -> I4 {
 mod sse2 {
     use core::arch::x86_64::{
         __m128, __m128i, _mm_add_epi32, _mm_add_ps, _mm_and_ps, _mm_and_si128, _mm_andnot_si128, _mm_castps_si128,
-        _mm_castsi128_ps, _mm_cmpgt_epi32, _mm_cvtsi128_si32, _mm_cvttps_epi32, _mm_movemask_ps, _mm_mul_ps,
-        _mm_or_si128, _mm_set_epi32, _mm_set1_epi32, _mm_shuffle_epi32, _mm_sub_ps,
+        _mm_castsi128_ps, _mm_cmpgt_epi32, _mm_cmplt_ps, _mm_cvtepi32_ps, _mm_cvtsi128_si32, _mm_cvttps_epi32,
+        _mm_movemask_ps, _mm_mul_ps, _mm_or_si128, _mm_set_epi32, _mm_set1_epi32, _mm_set1_ps, _mm_shuffle_epi32,
+        _mm_sub_ps,
     };
 
     use glam::Vec3A;
@@ -89,6 +90,24 @@ mod sse2 {
         pub(crate) fn bits(self) -> I4 {
             // SAFETY: SSE2 is enabled (the module's cfg).
             unsafe { I4(_mm_castps_si128(self.0)) }
+        }
+        /// Lanes rounded down, exact for values below 2^31 in magnitude (others give a value at
+        /// or below -2^31).
+        #[inline(always)]
+        pub(crate) fn floor(self) -> F4 {
+            // SAFETY: SSE2 is enabled (the module's cfg).
+            unsafe {
+                let f = _mm_cvtepi32_ps(_mm_cvttps_epi32(self.0));
+                // Truncation rounded up where the value is below it (negative non-integers).
+                F4(_mm_sub_ps(f, _mm_and_ps(_mm_cmplt_ps(self.0, f), _mm_set1_ps(1.0))))
+            }
+        }
+        /// All four lanes truncated towards zero (`i32::MIN` when out of range).
+        #[inline(always)]
+        pub(crate) fn truncate_lanes(self) -> [i32; 4] {
+            // SAFETY: SSE2 is enabled (the module's cfg).
+            let i = unsafe { _mm_castsi128_ps(_mm_cvttps_epi32(self.0)) };
+            glam::Vec4::from(i).to_array().map(|v| v.to_bits() as i32)
         }
         /// Lanes x, y, z truncated towards zero (`i32::MIN` when out of range).
         #[inline(always)]
@@ -207,6 +226,14 @@ mod portable {
             I4(self.0.map(|v| v.to_bits() as i32))
         }
         #[inline(always)]
+        pub(crate) fn floor(self) -> F4 {
+            F4(self.0.map(f32::floor))
+        }
+        #[inline(always)]
+        pub(crate) fn truncate_lanes(self) -> [i32; 4] {
+            self.0.map(|v| v as i32)
+        }
+        #[inline(always)]
         pub(crate) fn truncate(self) -> glam::IVec3 {
             glam::IVec3::new(self.0[0] as i32, self.0[1] as i32, self.0[2] as i32)
         }
@@ -311,6 +338,25 @@ mod tests {
             }
         }
         assert_eq!(checked, values.len().pow(3));
+    }
+
+    /// The walk's floor and lane truncation agree with `f32::floor` and `as i32` in both
+    /// implementations wherever the walk relies on them (below 2^31 in magnitude).
+    #[test]
+    fn floor_and_truncate_equal_scalar() {
+        let values = [0.0f32, -0.0, 0.5, -0.5, 1.0, -1.0, 2.999_999_8, -2.999_999_8, 8_388_607.5, -8_388_608.0, 1e-40];
+        for w in values.windows(3) {
+            let v = Vec3A::new(w[0], w[1], w[2]);
+            let expect = v.to_array().map(f32::floor);
+            let s = sse2::F4::from_vec(v).floor().to_vec().to_array();
+            let p = portable::F4::from_vec(v).floor().to_vec().to_array();
+            assert_eq!(s.map(f32::to_bits), expect.map(|x| (x + 0.0).to_bits()), "{v}");
+            assert_eq!(p.map(|x| x + 0.0).map(f32::to_bits), expect.map(|x| (x + 0.0).to_bits()), "{v}");
+            let st = sse2::F4::from_vec(v).truncate_lanes();
+            let pt = portable::F4::from_vec(v).truncate_lanes();
+            assert_eq!(st[..3], pt[..3], "{v}");
+            assert_eq!(st[..3], w.iter().map(|&x| x as i32).collect::<Vec<_>>()[..], "{v}");
+        }
     }
 
     fn nearest_portable(t: portable::I4) -> portable::I4 {

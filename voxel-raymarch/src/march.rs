@@ -171,7 +171,8 @@ impl Walk {
         let nearest = lanes::nearest(F4::from_vec(t_exit).bits());
         let e_bits = nearest.movemask() & 7;
         let e = e_bits.trailing_zeros() as usize;
-        let at = t_exit[e];
+        // The exit lane holds the smallest time (infinite lanes never win): no branch on `e`.
+        let at = t_exit.min_element();
         if !(at <= max_t) {
             return false;
         }
@@ -339,15 +340,16 @@ impl Occupancy {
         let moving = inv.is_finite_mask();
         let up = dir.cmpgt(Vec3A::ZERO) & moving;
         let down = dir.cmplt(Vec3A::ZERO) & moving;
-        let (up_bits, down_bits) = (up.bitmask(), down.bitmask());
-        let step = [0, 1, 2].map(|a| (up_bits >> a & 1) as i32 - (down_bits >> a & 1) as i32);
-        let cell = origin.floor();
+        let step_lanes = Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO) - Vec3A::select(down, Vec3A::ONE, Vec3A::ZERO);
+        // Exact below 2^31 in magnitude; anything larger lands outside the solid bounds (which
+        // lie within 2^23), where `enter` floors the origin again on its own.
+        let cell = F4::from_vec(origin).floor().to_vec();
         let mut walk = Walk {
             origin,
             dir,
             inv: Vec3A::select(moving, inv, Vec3A::ZERO),
-            step,
-            step_lanes: Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO) - Vec3A::select(down, Vec3A::ONE, Vec3A::ZERO),
+            step: lanes::truncate(step_lanes).to_array(),
+            step_lanes,
             cell: [0; 3],
             t: 0.0,
             face: NO_FACE,
@@ -480,9 +482,10 @@ impl Occupancy {
         let reach = I4::splat(max_t.to_bits() as i32 + 1);
         // By the step's axis, what one step adds to the bit index (x fastest, then z, then y) and
         // to the packed cell.
-        let [sx, sy, sz] = walk.step;
-        let index_delta = [sx, sy * CHUNK_EDGE * CHUNK_EDGE, sz * CHUNK_EDGE, 0];
-        let packed_delta = [sx as u32, (sy << 8) as u32, (sz << 16) as u32, 0];
+        // The steps (-1, 0, +1) times the strides, exact in floats, converted in lanes.
+        let index_delta = step.mul(F4::from_vec(Vec3A::new(1.0, (CHUNK_EDGE * CHUNK_EDGE) as f32, CHUNK_EDGE as f32)));
+        let index_delta = index_delta.truncate_lanes();
+        let packed_delta = step.mul(F4::from_vec(Vec3A::new(1.0, 256.0, 65536.0))).truncate_lanes().map(|d| d as u32);
         'chunks: loop {
             let rel = IVec3::from_array(walk.cell) - world_min;
             let key = rel >> CHUNK_BITS;
@@ -499,7 +502,11 @@ impl Occupancy {
             // The current working chunk.
             let bricks = self.bricks[slot as usize];
             let local = rel & (CHUNK_EDGE - 1);
-            if bricks >> brick_of(local) & 1 == 0 {
+            // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
+            // borrows from or carries into the next field, bit 5 of a field is set exactly when
+            // the step left the chunk (63 or 96), and bits 3-4 are the brick on that axis.
+            let mut packed = (local.x + 64) as u32 | ((local.y + 64) as u32) << 8 | ((local.z + 64) as u32) << 16;
+            if bricks >> packed_brick(packed) & 1 == 0 {
                 if !self.skip_brick(walk, chunk_min, local, max_t) {
                     return None;
                 }
@@ -509,10 +516,6 @@ impl Occupancy {
             let words: &[u64; CHUNK_WORDS] =
                 self.bits[start..start + CHUNK_WORDS].try_into().expect("a slot holds CHUNK_WORDS words");
             let mut index = local.x + CHUNK_EDGE * (local.z + CHUNK_EDGE * local.y);
-            // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
-            // borrows from or carries into the next field, bit 5 of a field is set exactly when
-            // the step left the chunk (63 or 96), and bits 3-4 are the brick on that axis.
-            let mut packed = (local.x + 64) as u32 | ((local.y + 64) as u32) << 8 | ((local.z + 64) as u32) << 16;
             // `+ 0.0` turns a -0.0 crossing time (an origin on a plane, stepping down) into +0.0,
             // so that the bits order as the floats do.
             let mut t = F4::from_vec(walk.t_next + Vec3A::ZERO).bits();
@@ -533,7 +536,9 @@ impl Occupancy {
                     walk.cell = (chunk_min + unpack(packed)).to_array();
                     if lane_bits != 0 {
                         walk.face = lane_bits.trailing_zeros() as usize;
-                        walk.t = t_before.floats().to_vec()[walk.face];
+                        // The chosen lane holds the smallest of the three times: the minimum is
+                        // its time with no branch on the axis (a random axis mispredicts).
+                        walk.t = t_before.floats().to_vec().min_element();
                     }
                     return Some(hit(walk, ray));
                 }
@@ -559,7 +564,7 @@ impl Occupancy {
                 }
                 walk.cell = (chunk_min + unpack(packed)).to_array();
                 walk.face = bits.trailing_zeros() as usize;
-                walk.t = t_before.floats().to_vec()[walk.face];
+                walk.t = t_before.floats().to_vec().min_element();
                 walk.t_next = t.floats().to_vec();
                 walk.plane = plane_far.sub(twice).to_vec();
                 if left_chunk {
@@ -594,13 +599,8 @@ impl Occupancy {
     }
 }
 
-/// The bit of a chunk's brick mask that holds chunk-relative cell `local`.
-#[inline(always)]
-fn brick_of(local: IVec3) -> i32 {
-    (local.x >> 3) + 4 * (local.z >> 3) + 16 * (local.y >> 3)
-}
-
-/// [`brick_of`] a packed cell, as a shift for the brick mask: bits 3-4 of the x, y and z bytes
+/// The bit of a chunk's brick mask (`bx + 4 bz + 16 by`) that holds a packed cell (see
+/// [`Occupancy::walk`]), as a shift for the brick mask: bits 3-4 of the x, y and z bytes
 /// gathered by one multiplication into bits 19-20 (x), 21-22 (z) and 23-24 (y) of the product
 /// (the three shifted copies of the masked bits land on distinct bits, so nothing carries).
 #[inline(always)]
@@ -621,11 +621,15 @@ fn hit(walk: &Walk, ray: &Ray) -> RayHit {
         return RayHit { voxel, face: None, t: walk.t, point: ray.origin };
     }
     let a = walk.face;
-    let positive = walk.step[a] < 0;
-    let mut point = ray.at(walk.t);
-    // On the face plane exactly, whatever the rounding of origin + t * dir.
-    point[a] = (walk.cell[a] + i32::from(positive)) as f32;
-    RayHit { voxel, face: Some(Face { axis: Axis::from_index(a), positive }), t: walk.t, point }
+    // Lane masks rather than indexing by the face's axis: a branch on a random axis mispredicts.
+    let down = walk.dir.cmplt(Vec3A::ZERO);
+    let positive = down.bitmask() >> a & 1 != 0;
+    let on_face = BVec3A::new(a == 0, a == 1, a == 2);
+    // `ray.at(t)`, lane for lane, with the face's coordinate exactly on the face plane whatever
+    // the rounding of origin + t * dir.
+    let plane = voxel.as_vec3a() + Vec3A::select(down, Vec3A::ONE, Vec3A::ZERO);
+    let point = Vec3A::select(on_face, plane, walk.origin + walk.dir * walk.t);
+    RayHit { voxel, face: Some(Face { axis: Axis::from_index(a), positive }), t: walk.t, point: point.into() }
 }
 
 #[cfg(test)]
