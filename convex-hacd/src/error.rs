@@ -22,6 +22,10 @@ pub enum HullError {
     Collinear,
     /// The tolerance given is negative, NaN or infinite.
     InvalidTolerance,
+    /// The 3D hull came out with a face folded over its neighbour, even after a second build with
+    /// planes a quarter of the tolerance thick (never seen on the test sets: a hull that
+    /// cannot be trusted is not returned).
+    Unstable,
 }
 
 impl fmt::Display for HullError {
@@ -32,6 +36,9 @@ impl fmt::Display for HullError {
             HullError::AllCoincident => f.write_str("all points coincide within the tolerance"),
             HullError::Collinear => f.write_str("all points lie on one line within the tolerance"),
             HullError::InvalidTolerance => f.write_str("the tolerance is negative, NaN or infinite"),
+            HullError::Unstable => {
+                f.write_str("the hull folded a face over its neighbour (numerically unstable input)")
+            }
         }
     }
 }

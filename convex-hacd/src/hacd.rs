@@ -208,11 +208,9 @@ fn evaluate(
     if build_hull(&scratch.points, eps, &mut scratch.hull, &mut scratch.raw).is_err() {
         return Evaluation { cost: f64::INFINITY, solid: false, merged: None };
     }
+    // (A hull with a folded face, which would hide concavities from the scan, is an error of
+    // `build_hull`: no merge.)
     let raw = &scratch.raw;
-    if !raw.flat && !outward(&scratch.points, raw, eps) {
-        // A hull with a folded face would hide concavities from the scan: no merge.
-        return Evaluation { cost: f64::INFINITY, solid: false, merged: None };
-    }
     let mut scan = None;
     let cost = if raw.flat {
         // Seed: a flat hull that covers more than its two parts may close a concavity in its
@@ -305,28 +303,6 @@ fn changed_region(a: &Shape, b: &Shape, points: &[DVec3], raw: &RawHull, eps: f6
     }
     let widen = DVec3::splat(start + 2.0 * eps);
     Some((start, lo - widen, hi + widen))
-}
-
-/// Whether every triangle of the solid hull `raw` (over `points`) faces away from the hull's
-/// centroid, with the tolerance of a slab a few `eps` thick (triangles thinner than `4 eps` are
-/// not judged). The hull builder should never fold a face; this guards the concavity scan, which
-/// trusts the faces, against the rare case where it does.
-fn outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
-    if raw.vertices.is_empty() {
-        return true;
-    }
-    let centroid = raw.vertices.iter().map(|&i| points[i as usize]).sum::<DVec3>() / raw.vertices.len() as f64;
-    raw.triangles.iter().all(|t| {
-        let [a, b, c] = t.map(|i| points[i as usize]);
-        let n = (b - a).cross(c - a);
-        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
-        let height = n.length() / longest;
-        if !(height > 4.0 * eps) {
-            return true;
-        }
-        let mid = (a + b + c) / 3.0;
-        n.dot(centroid - mid) / n.length() <= eps + 2.0 * eps * centroid.distance(mid) / height
-    })
 }
 
 /// Everything an evaluation reads besides the two nodes.

@@ -87,6 +87,7 @@ fn hull_with(points: &[Vec3], tolerance: f32, scratch: &mut HullScratch) -> Resu
         Degeneracy::TooFew => HullError::AllCoincident,
         Degeneracy::Coincident => HullError::AllCoincident,
         Degeneracy::Collinear => HullError::Collinear,
+        Degeneracy::Folded => HullError::Unstable,
     })?;
     // Renumber: representative index -> position in `vertices` (vertices are ascending).
     let local = |i: u32| raw.vertices.binary_search(&i).map_or(0, |k| k as u32);

@@ -40,6 +40,9 @@ pub(crate) enum Degeneracy {
     Coincident,
     /// All points within `eps` of one line.
     Collinear,
+    /// The 3D hull folded a face over a neighbour even with planes `eps / 4` thick (never seen on
+    /// the test sets; the caller gets no hull rather than a wrong one).
+    Folded,
 }
 
 /// A hull over indices of the input points.
@@ -241,6 +244,18 @@ pub(crate) fn build_hull(
     let max_abs = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
     let tau = plane_thickness(eps, spread(axis), max_abs);
     build_3d(points, [a, b, c, d], base, tau, scratch, out)?;
+    if !faces_outward(points, out, eps) {
+        // Planes far thinner than eps can fold a face over its neighbour where input points
+        // scatter around one plane by more than the thickness but less than eps (fandisk: a CAD
+        // face whose points lie within 4e-4 of one plane, 16 thicknesses). Planes eps / 4 thick
+        // take those points in as coplanar; dropped points then stay within eps / 4 of the
+        // surface, inside the tolerance promised.
+        out.clear();
+        build_3d(points, [a, b, c, d], base, (0.25 * eps).max(tau), scratch, out)?;
+        if !faces_outward(points, out, eps) {
+            return Err(Degeneracy::Folded);
+        }
+    }
 
     // Flatness is "fits in a slab of width eps" in any direction, not only the initial plane's:
     // a hull face whose plane has every vertex within eps behind it is such a slab.
@@ -271,6 +286,27 @@ pub(crate) fn build_hull(
         return result;
     }
     Ok(())
+}
+
+/// Whether every triangle of the solid hull `raw` (over `points`) faces away from the centroid
+/// of its vertices, with the tolerance of a slab a few `eps` thick (triangles thinner than
+/// `4 eps` are not judged). A face folded over its neighbour faces into the hull.
+fn faces_outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
+    if raw.vertices.is_empty() {
+        return true;
+    }
+    let centroid = raw.vertices.iter().map(|&i| points[i as usize]).sum::<DVec3>() / raw.vertices.len() as f64;
+    raw.triangles.iter().all(|t| {
+        let [a, b, c] = t.map(|i| points[i as usize]);
+        let n = (b - a).cross(c - a);
+        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+        let height = n.length() / longest;
+        if !(height > 4.0 * eps) {
+            return true;
+        }
+        let mid = (a + b + c) / 3.0;
+        n.dot(centroid - mid) / n.length() <= eps + 2.0 * eps * centroid.distance(mid) / height
+    })
 }
 
 fn build_3d(
@@ -665,5 +701,46 @@ mod tests {
         assert_eq!(hull(&[DVec3::ZERO, DVec3::X]).unwrap_err(), Degeneracy::TooFew);
         assert_eq!(hull(&[DVec3::ZERO; 5]).unwrap_err(), Degeneracy::Coincident);
         assert_eq!(hull(&[DVec3::ZERO, DVec3::X, DVec3::X * 2.0]).unwrap_err(), Degeneracy::Collinear);
+    }
+
+    /// Twenty points of two parts of fandisk that the decomposition merged (sixteen of one hull,
+    /// four of a triangle, three of them repeated): the hull had a folded face.
+    #[test]
+    fn fandisk_merge_has_no_folded_face() {
+        let points = [
+            DVec3::new(-460.28179858624634, 27.79093612100689, -6.961576809376249),
+            DVec3::new(-444.7304597239227, 28.706150667262868, 0.5720318217533751),
+            DVec3::new(-442.31383212313955, 27.295232792357222, -16.073989631690246),
+            DVec3::new(-460.28198926218624, 26.055792627985927, -25.651647122511278),
+            DVec3::new(-460.2821799381262, 29.411700526089252, 11.739904136140574),
+            DVec3::new(-446.14870671392515, 29.773931278352695, 13.564673373148409),
+            DVec3::new(-435.2811320692959, 26.684968533021824, -20.1601780022283),
+            DVec3::new(-441.33642735736845, 26.055792627985927, -25.651647122511278),
+            DVec3::new(-460.2821799381262, 7.426730556509725, -23.86120070402238),
+            DVec3::new(-460.28198926218624, 30.89899235478538, 30.452841174725968),
+            DVec3::new(-443.2319376849454, 31.261223107048824, 31.129750800880917),
+            DVec3::new(-460.2821799381262, 32.271905095542905, 49.175324957535175),
+            DVec3::new(-442.6017531209216, 32.767608424192574, 51.40621723989259),
+            DVec3::new(-460.2821799381262, 12.23174330641394, 31.882920729109404),
+            DVec3::new(-460.28198926218624, 33.530256905614706, 67.9096171537355),
+            DVec3::new(-442.191419279459, 33.873576012177644, 67.88902346262414),
+            DVec3::new(-460.2821799381262, 12.23174330641394, 31.882920729109404),
+            DVec3::new(-460.2821799381262, 13.585562558723842, 50.48907061444846),
+            DVec3::new(-460.2821799381262, 32.271905095542905, 49.175324957535175),
+            DVec3::new(-460.28198926218624, 30.89899235478538, 30.452841174725968),
+        ];
+        let eps = 0.1;
+        let mut out = RawHull::default();
+        let mut scratch = HullScratch::default();
+        // With planes eps^2 / (4 extent) thick alone, one triangle of the x = -460.28 face (its
+        // points scatter by 4e-4 around it) folded over its neighbours, facing into the hull.
+        build_hull(&points, eps, &mut scratch, &mut out).unwrap();
+        assert!(!out.flat);
+        assert!(faces_outward(&points, &out, eps));
+        assert_eq!(scratch.skipped_eyes, 0);
+        for p in points {
+            let outside = out.planes.iter().map(|pl| pl.distance(p)).fold(f64::NEG_INFINITY, f64::max);
+            assert!(outside <= eps, "{p} is {outside} outside");
+        }
     }
 }
