@@ -262,3 +262,36 @@ fn the_recorder_exports_every_collapse() {
     // Without the option nothing is recorded.
     assert!(decompose(&mesh, &DecomposeOptions::default()).unwrap().recording.is_none());
 }
+
+/// A washer: a ring sheet 1000 across with a hole 400 across, its inner rim raised by 3 (a
+/// shallow cone, so every hull over it is solid but thinner than the concavity limit). The rays
+/// of its samples leave any hull at once (their normals are nearly along the thin direction), so
+/// only the thin-plate area test keeps a hull from spanning the hole.
+#[test]
+fn a_thin_washer_keeps_its_hole_open() {
+    let n = 48;
+    let mut positions = Vec::new();
+    for k in 0..n {
+        let a = std::f32::consts::TAU * k as f32 / n as f32;
+        let (s, c) = a.sin_cos();
+        positions.push(Vec3::new(500.0 * c, 500.0 * s, 0.0));
+        positions.push(Vec3::new(200.0 * c, 200.0 * s, 3.0));
+    }
+    let mut triangles = Vec::new();
+    for k in 0..n as u32 {
+        let (o0, i0, o1, i1) = (2 * k, 2 * k + 1, 2 * ((k + 1) % n as u32), 2 * ((k + 1) % n as u32) + 1);
+        triangles.push([o0, o1, i1]);
+        triangles.push([o0, i1, i0]);
+    }
+    let mesh = IndexedMesh::new(positions, triangles).expect("a valid mesh");
+    let d = decompose(&mesh, &DecomposeOptions::default()).expect("decomposes");
+    check_decomposition("washer", &mesh, &d);
+    assert!(d.hulls.len() > 1);
+    for (h, hull) in d.hulls.iter().enumerate() {
+        let v: Vec<DVec3> = hull.vertices.iter().map(|q| q.as_dvec3()).collect();
+        for z in [0.5, 1.5, 2.5] {
+            let p = DVec3::new(0.0, 0.0, z);
+            assert!(winding_number(p, &v, &hull.triangles) < 0.5, "hull {h} of {} spans the hole", d.hulls.len());
+        }
+    }
+}
