@@ -111,8 +111,8 @@ impl KdTree {
     /// [`KdTreeError::Source`] when a triangle names a missing vertex or the counts exceed `u32`;
     /// [`KdTreeError::TooManyPrimitives`] beyond [`MAX_PRIMITIVES`] triangles.
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
-        let (mut records, skipped) = build::triangle_records(source)?;
-        Ok(build::build(&mut records, source.triangle_count(), skipped))
+        let (records, skipped) = build::triangle_records(source)?;
+        Ok(build::build(records, source.triangle_count(), skipped))
     }
 
     /// The nodes, root first (empty for a tree without triangles).

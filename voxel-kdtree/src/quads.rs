@@ -59,7 +59,8 @@ impl QuadTree {
         if quads > MAX_PRIMITIVES {
             return Err(KdTreeError::TooManyPrimitives { count: quads, limit: MAX_PRIMITIVES });
         }
-        let mut records = Vec::with_capacity(quads);
+        // Twice the count: the build uses the second half as its spare buffer.
+        let mut records = Vec::with_capacity(2 * quads);
         let mut skipped = 0;
         for q in 0..quads as u32 {
             let (first, second) = (source.triangle(2 * q), source.triangle(2 * q + 1));
@@ -76,9 +77,9 @@ impl QuadTree {
                 (false, false) => continue,
             };
             let id = q | if use_a { 0 } else { SKIP_FIRST } | if use_b { 0 } else { SKIP_SECOND };
-            records.push(Record { min: bounds.min, id, max: bounds.max });
+            records.push(Record::new(bounds.min, bounds.max, id));
         }
-        Ok(Self { tree: build::build(&mut records, triangles, skipped) })
+        Ok(Self { tree: build::build(records, triangles, skipped) })
     }
 
     /// The underlying tree; its leaves hold quad ids, with the two top bits marking unusable
