@@ -98,10 +98,13 @@ pub fn triangle_is_usable(tri: [Vec3; 3]) -> bool {
 
 /// Records of the usable triangles of `source`, and how many were left out.
 pub(crate) fn triangle_records<S: TriangleSource + ?Sized>(source: &S) -> Result<(Vec<Record>, usize), KdTreeError> {
-    validate_triangles(source)?;
-    let count = source.triangle_count();
+    let (count, vertices) = (source.triangle_count(), source.vertex_count());
     if count > MAX_PRIMITIVES {
         return Err(KdTreeError::TooManyPrimitives { count, limit: MAX_PRIMITIVES });
+    }
+    if u32::try_from(vertices).is_err() {
+        // `validate_triangles` words the error.
+        validate_triangles(source)?;
     }
     // Twice the count: the build's spare buffer is the second half. One allocation instead of
     // two also keeps glibc from handing the memory back to the system after every build (its
@@ -109,10 +112,16 @@ pub(crate) fn triangle_records<S: TriangleSource + ?Sized>(source: &S) -> Result
     // faulted afresh on each 8k-triangle build, a tenth of its time in the kernel.
     let mut records = Vec::with_capacity(2 * count);
     for id in 0..count as u32 {
+        // The indices are checked here rather than in a pass of their own before.
+        let corners = source.triangle(id);
+        if let Some(&index) = corners.iter().find(|&&v| v as usize >= vertices) {
+            let error = voxel_core::Error::IndexOutOfRange { triangle: id as usize, index, vertex_count: vertices };
+            return Err(KdTreeError::Source(error));
+        }
         // `triangle` and `vertex` rather than `triangle_positions`, which the compiler kept as a
         // call returning the corners through the stack, read back at another width (a failed
         // store forward per triangle: a third of this loop's time in `perf`).
-        let tri = source.triangle(id).map(|v| source.vertex(v));
+        let tri = corners.map(|v| source.vertex(v));
         if triangle_is_usable(tri) {
             let [a, b, c] = tri;
             records.push(Record::new(a.min(b).min(c), a.max(b).max(c), id));
@@ -591,6 +600,32 @@ mod tests {
         assert_eq!(depth_bound(4), 2);
         assert_eq!(depth_bound(5), 2);
         assert_eq!(depth_bound(MAX_PRIMITIVES), 63);
+    }
+
+    /// A source whose second triangle names a vertex that does not exist.
+    struct MissingVertex;
+
+    impl TriangleSource for MissingVertex {
+        fn vertex_count(&self) -> usize {
+            3
+        }
+        fn vertex(&self, index: u32) -> Vec3 {
+            [Vec3::ZERO, Vec3::X, Vec3::Y][index as usize]
+        }
+        fn triangle_count(&self) -> usize {
+            3
+        }
+        fn triangle(&self, index: u32) -> [u32; 3] {
+            [[0, 1, 2], [0, 7, 2], [0, 1, 9]][index as usize]
+        }
+    }
+
+    #[test]
+    fn missing_vertex_is_the_sources_error() {
+        let expected = voxel_core::validate_triangles(&MissingVertex).unwrap_err();
+        assert_eq!(expected, voxel_core::Error::IndexOutOfRange { triangle: 1, index: 7, vertex_count: 3 });
+        assert_eq!(KdTree::build(&MissingVertex), Err(KdTreeError::Source(expected.clone())));
+        assert_eq!(crate::QuadTree::build(&MissingVertex).err(), Some(KdTreeError::Source(expected)));
     }
 
     #[test]

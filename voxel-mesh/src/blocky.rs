@@ -9,12 +9,14 @@
 use glam::Vec3;
 use voxel_core::{Voxel, VoxelBox, VoxelSource};
 
+use crate::greedy::GreedyScratch;
 use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
 
 impl Mesher {
-    /// Meshes the visible faces of the inside voxels of `region`, merged into as few rectangles as
-    /// the greedy scan finds, one material per rectangle.
+    /// Meshes the visible faces of the inside voxels of `region`, merged greedily into
+    /// rectangles of one material: per slice, the fewest of four scan orders, so never more
+    /// quads than a single-order greedy mesher such as block-mesh's `greedy_quads`.
     ///
     /// The output is the same [`Mesh`] as [`Mesher::surface_nets`]: each rectangle is a quad with its
     /// own four vertices, normals are the face normals, and every vertex carries the face's
@@ -76,13 +78,21 @@ impl Mesher {
         out.begin(0);
         let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
         let mut emit = Emitter { origin: g.origin.as_vec3(), out, normals: options.normals, blend: options.blend };
-        let Mesher { voxels, rows, slices, .. } = self;
+        let Mesher { voxels, rows, slices, greedy, .. } = self;
         let material = |x: usize, y: usize, z: usize| voxels[g.voxel(x, y, z)].material;
         let words = g.words;
+        // Models of one material (and chunks of one) merge on the face bits alone. Every voxel
+        // with a negative distance having that material is a cheap, conservative test of it
+        // (it stops at the first other material).
+        let only = voxels
+            .iter()
+            .find(|v| v.distance < 0)
+            .map(|v| v.material)
+            .filter(|&m| voxels.iter().all(|v| v.distance >= 0 || v.material == m));
 
         // Faces across y (slice y, one row along x per z), then across z (slice z, one row per y).
-        layer_faces::<1>(g, rows, slices, &material, &mut emit);
-        layer_faces::<2>(g, rows, slices, &material, &mut emit);
+        layer_faces::<1>(g, rows, slices, greedy, only, &material, &mut emit);
+        layer_faces::<2>(g, rows, slices, greedy, only, &material, &mut emit);
         // Faces across x: found within each x row, then transposed into slices x with rows along z,
         // one row per y.
         let zwords = g.nz.div_ceil(64);
@@ -115,15 +125,10 @@ impl Mesher {
                 if slice.iter().all(|&b| b == 0) {
                     continue;
                 }
-                greedy(
-                    slice,
-                    zwords,
-                    1..g.ny - 1,
-                    |u, v| material(x, v, u),
-                    |u0, u1, v0, v1, m| {
-                        emit.quad(0, positive, x, [2, u0, u1], [1, v0, v1], m);
-                    },
-                );
+                for r in greedy.merge(slice, zwords, g.nz, 1..g.ny - 1, only, |u, v| material(x, v, u)) {
+                    let [u0, u1, v0, v1] = [r.u0, r.u1, r.v0, r.v1].map(|c| c as usize);
+                    emit.quad(0, positive, x, [2, u0, u1], [1, v0, v1], r.material);
+                }
             }
         }
         out.finish();
@@ -138,6 +143,8 @@ fn layer_faces<const AXIS: usize>(
     g: Padded,
     rows: &[u64],
     slices: &mut Vec<u64>,
+    greedy: &mut GreedyScratch,
+    only: Option<u8>,
     material: &impl Fn(usize, usize, usize) -> u8,
     emit: &mut Emitter<'_>,
 ) {
@@ -161,16 +168,14 @@ fn layer_faces<const AXIS: usize>(
                 }
             }
             if any != 0 {
-                greedy(
-                    slices,
-                    words,
-                    1..others - 1,
-                    |u, v| {
-                        let (y, z) = yz(layer, v);
-                        material(u, y, z)
-                    },
-                    |u0, u1, v0, v1, m| emit.quad(AXIS, positive, layer, [0, u0, u1], [other_axis, v0, v1], m),
-                );
+                let rects = greedy.merge(slices, words, g.nx, 1..others - 1, only, |u, v| {
+                    let (y, z) = yz(layer, v);
+                    material(u, y, z)
+                });
+                for r in rects {
+                    let [u0, u1, v0, v1] = [r.u0, r.u1, r.v0, r.v1].map(|c| c as usize);
+                    emit.quad(AXIS, positive, layer, [0, u0, u1], [other_axis, v0, v1], r.material);
+                }
             }
         }
     }
@@ -317,56 +322,6 @@ pub(crate) fn range_in_word(w: usize, u0: usize, u1: usize) -> u64 {
     upper & !((1u64 << lo) - 1)
 }
 
-/// Greedy rectangles over one slice of face bits: `rows[v * words..]` holds row `v`, bit `u`.
-///
-/// Scans rows in order; a rectangle starts at the first face left, grows along `u` while the
-/// material stays, then along `v` while the whole next span is faces of that material. Consumed
-/// bits are cleared, so every face lands in exactly one rectangle.
-fn greedy(
-    rows: &mut [u64],
-    words: usize,
-    v_range: core::ops::Range<usize>,
-    material: impl Fn(usize, usize) -> u8,
-    mut emit: impl FnMut(usize, usize, usize, usize, u8),
-) {
-    let bit = |rows: &[u64], v: usize, u: usize| u / 64 < words && (rows[v * words + u / 64] >> (u % 64)) & 1 != 0;
-    for v in v_range.clone() {
-        for w in 0..words {
-            loop {
-                let bits = rows[v * words + w];
-                if bits == 0 {
-                    break;
-                }
-                let u0 = w * 64 + bits.trailing_zeros() as usize;
-                let m = material(u0, v);
-                let mut u1 = u0 + 1;
-                while bit(rows, v, u1) && material(u1, v) == m {
-                    u1 += 1;
-                }
-                let (w0, w1) = (u0 / 64, (u1 - 1) / 64);
-                for ww in w0..=w1 {
-                    rows[v * words + ww] &= !range_in_word(ww, u0, u1);
-                }
-                let mut v1 = v + 1;
-                while v1 < v_range.end {
-                    let full = (w0..=w1).all(|ww| {
-                        let span = range_in_word(ww, u0, u1);
-                        rows[v1 * words + ww] & span == span
-                    });
-                    if !full || !(u0..u1).all(|u| material(u, v1) == m) {
-                        break;
-                    }
-                    for ww in w0..=w1 {
-                        rows[v1 * words + ww] &= !range_in_word(ww, u0, u1);
-                    }
-                    v1 += 1;
-                }
-                emit(u0, u1, v, v1, m);
-            }
-        }
-    }
-}
-
 struct Emitter<'a> {
     /// World position of local voxel (0, 0, 0).
     origin: Vec3,
@@ -427,16 +382,5 @@ mod tests {
         assert_eq!(range_in_word(1, 60, 70), 0b11_1111);
         assert_eq!(range_in_word(0, 0, 64), u64::MAX);
         assert_eq!(range_in_word(2, 0, 64), 0);
-    }
-
-    #[test]
-    fn greedy_merges_a_rectangle_and_splits_materials() {
-        // A 3x2 block of faces, material 1 except (2, 1) which is material 2.
-        let mut rows = vec![0u64, 0b111, 0b111];
-        let mat = |u: usize, v: usize| if (u, v) == (2, 2) { 2 } else { 1 };
-        let mut quads = Vec::new();
-        greedy(&mut rows, 1, 1..3, mat, |u0, u1, v0, v1, m| quads.push((u0, u1, v0, v1, m)));
-        assert_eq!(quads, vec![(0, 3, 1, 2, 1), (0, 2, 2, 3, 1), (2, 3, 2, 3, 2)]);
-        assert!(rows.iter().all(|&r| r == 0));
     }
 }

@@ -36,6 +36,7 @@
 
 mod blocky;
 mod error;
+mod greedy;
 mod mesh;
 mod mesher;
 mod pack;

@@ -3,6 +3,7 @@
 use glam::IVec3;
 use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
+use crate::greedy::GreedyScratch;
 use crate::{Mesh, MeshError, pack};
 
 /// Largest coordinate a meshed region may reach, in voxels from the origin on every axis.
@@ -86,6 +87,8 @@ pub struct Mesher {
     pub(crate) pending: Vec<[u32; 3]>,
     /// Blocky: face bits of the slices being merged.
     pub(crate) slices: Vec<u64>,
+    /// Blocky: the greedy merge's buffers.
+    pub(crate) greedy: GreedyScratch,
     /// `inside[m]`: material `m` belongs to the surface being meshed.
     pub(crate) inside: [bool; 256],
     /// The same set in the SSE2 path's shape, when it has that shape.
@@ -137,6 +140,7 @@ impl Mesher {
             quads: Vec::new(),
             pending: Vec::new(),
             slices: Vec::new(),
+            greedy: GreedyScratch::default(),
             inside: [false; 256],
             set: None,
             classified: None,

@@ -102,6 +102,128 @@ proptest! {
     }
 }
 
+/// block-mesh's voxel: material and whether it is inside.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Block(u8, bool);
+
+impl block_mesh::Voxel for Block {
+    fn get_visibility(&self) -> block_mesh::VoxelVisibility {
+        if self.1 { block_mesh::VoxelVisibility::Opaque } else { block_mesh::VoxelVisibility::Empty }
+    }
+}
+
+impl block_mesh::MergeVoxel for Block {
+    type MergeValue = u8;
+    fn merge_value(&self) -> u8 {
+        self.0
+    }
+}
+
+/// How many quads block-mesh's `greedy_quads` makes for the solid voxels of `region`.
+fn block_mesh_greedy_quads(source: &impl VoxelSource, region: VoxelBox) -> usize {
+    use block_mesh::ndshape::{RuntimeShape, Shape};
+    let padded = region.grow(1);
+    let size = padded.size().as_uvec3();
+    let phases = source.phase_table();
+    let mut voxels = Vec::new();
+    source.read_region(padded, &mut voxels).unwrap();
+    let mut blocks = vec![Block(0, false); voxels.len()];
+    // block-mesh wants x, then y, then z; `read_region` gives x, then z, then y.
+    for p in padded.iter() {
+        let l = (p - padded.min).as_uvec3();
+        let v = voxels[l.x as usize + size.x as usize * (l.z as usize + size.z as usize * l.y as usize)];
+        blocks[(l.x + size.x * (l.y + size.y * l.z)) as usize] =
+            Block(v.material, v.phase(phases) == voxel_core::Phase::Solid);
+    }
+    let shape = RuntimeShape::<u32, 3>::new(size.to_array());
+    let mut buffer = block_mesh::GreedyQuadsBuffer::new(shape.usize());
+    block_mesh::greedy_quads(
+        &blocks,
+        &shape,
+        [0; 3],
+        size.to_array().map(|s| s - 1),
+        &block_mesh::RIGHT_HANDED_Y_UP_CONFIG.faces,
+        &mut buffer,
+    );
+    buffer.quads.num_quads()
+}
+
+/// A blocky field of `boxes` random boxes of two materials over a sprinkling of single voxels:
+/// the shapes where scan orders disagree (staircases, crosses, L-shapes).
+fn random_boxes(seed: u64, bounds: VoxelBox, boxes: usize) -> VoxelGrid {
+    let mut state = seed | 1;
+    let mut next = move |n: i32| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as i32
+    };
+    let size = bounds.size();
+    let shapes: Vec<(VoxelBox, u8)> = (0..boxes)
+        .map(|_| {
+            let min = bounds.min + IVec3::new(next(size.x), next(size.y), next(size.z));
+            let extent = IVec3::new(1 + next(6), 1 + next(6), 1 + next(6));
+            (VoxelBox::from_min_size(min, extent), 1 + next(2) as u8)
+        })
+        .collect();
+    let sprinkle = random_blocks(seed.rotate_left(17), bounds, 3);
+    VoxelGrid::from_fn(bounds, |p| {
+        shapes.iter().find(|(b, _)| b.contains(p)).map_or(sprinkle.get(p), |&(_, m)| Voxel::new(-100, m))
+    })
+    .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The greedy merge keeps, per slice, the fewest rectangles of four scan orders, one of which
+    /// is block-mesh's: it never makes more quads than `greedy_quads` on the same voxels.
+    #[test]
+    fn greedy_never_makes_more_quads_than_block_mesh(seed in any::<u64>(), boxes in 1usize..40, noise in any::<bool>(),
+                                                     density in 5u64..95, size in 3i32..24, width in 0usize..3,
+                                                     one_material in any::<bool>()) {
+        // Rows of one, two and three words; one material takes the bits-only merge path.
+        let x_size = [size + 3, 70, 130][width];
+        let region = VoxelBox::from_min_size(IVec3::new(4, -2, 9), IVec3::new(x_size, size, size + 1));
+        let mut field = if noise { random_blocks(seed, region.grow(1), density) } else { random_boxes(seed, region.grow(1), boxes) };
+        if one_material {
+            field = VoxelGrid::from_fn(region.grow(1), |p| {
+                let v = field.get(p);
+                if v.distance < 0 { Voxel::new(v.distance, 3) } else { v }
+            })
+            .unwrap();
+        }
+        let mut mesh = Mesh::new();
+        Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
+        let peer = block_mesh_greedy_quads(&field, region);
+        prop_assert!(mesh.quad_count() <= peer, "{} quads against block-mesh's {}", mesh.quad_count(), peer);
+        let (faces, mut got) = (visible_faces(&field, region), BTreeMap::new());
+        faces_of(&mesh, &mut got);
+        prop_assert_eq!(&faces, &got);
+    }
+}
+
+#[test]
+fn greedy_on_vox_models_makes_no_more_quads_than_block_mesh() {
+    let mut checked = 0;
+    for file in voxel_testdata::data_files("voxels/vox", &["vox"]) {
+        let Ok(store) = voxel_store::vox::load(&file) else {
+            continue; // The deliberately malformed file is voxel-store's test.
+        };
+        let region = store.bounds().expect("bounds");
+        let mut mesh = Mesh::new();
+        match Mesher::new().blocky(&store, region, &MeshOptions::default(), &mut mesh) {
+            Ok(()) => {}
+            Err(voxel_mesh::MeshError::RegionTooLarge { .. }) => continue,
+            Err(e) => panic!("{}: {e}", file.display()),
+        }
+        let peer = block_mesh_greedy_quads(&store, region);
+        assert!(mesh.quad_count() <= peer, "{}: {} quads against {peer}", file.display(), mesh.quad_count());
+        checked += 1;
+    }
+    assert!(checked > 0, "no readable model");
+}
+
 #[test]
 fn greedy_merging_makes_one_quad_per_box_face() {
     let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(16));

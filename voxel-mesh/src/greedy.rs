@@ -1,0 +1,526 @@
+//! Greedy rectangles over one slice of face bits, tried in four scan orders: the fewest win.
+//!
+//! A greedy scan takes the first face left in its scan order and grows a rectangle from it, first
+//! along one axis, then along the other. Which order and which growth axis suit a slice depends on
+//! its shape, and no one choice is best everywhere: the 0fps mesher and block-mesh differ, and
+//! each beats the other on some models. Trying the four combinations (rows or columns first,
+//! growing along `u` or `v` first) and keeping the fewest rectangles gives, per slice, no more
+//! than any of them, so never more quads than a single-order greedy mesher such as block-mesh's
+//! `greedy_quads`, whatever its order.
+
+use core::ops::Range;
+
+use crate::blocky::range_in_word;
+
+/// The rectangle `[u0, u1) x [v0, v1)` of one material, in slice coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Rect {
+    pub(crate) u0: u32,
+    pub(crate) u1: u32,
+    pub(crate) v0: u32,
+    pub(crate) v1: u32,
+    pub(crate) material: u8,
+}
+
+/// A slice as the scans see it: three bit matrices of the same shape, row `v` at
+/// `[v * words..][..words]`, bit `u`.
+#[derive(Clone, Debug, Default)]
+struct Slice {
+    /// The faces left to cover (the scans consume them).
+    faces: Vec<u64>,
+    /// Faces whose neighbour at `u - 1` is a face of the same material.
+    same_left: Vec<u64>,
+    /// Faces whose neighbour at `v - 1` is a face of the same material.
+    same_down: Vec<u64>,
+    words: usize,
+    rows: usize,
+}
+
+/// Buffers reused across slices and calls (part of the `Mesher`'s scratch).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct GreedyScratch {
+    slice: Slice,
+    transposed: Slice,
+    /// The faces a scan consumes.
+    work: Vec<u64>,
+    /// One row's words: the faces a rectangle may grow into.
+    run: Vec<u64>,
+    /// Materials of the current and the previous row while the slice is classified.
+    row_materials: [Vec<u8>; 2],
+    /// The fewest rectangles found so far (and whether in transposed coordinates), and the scan
+    /// being tried.
+    best: Vec<Rect>,
+    trial: Vec<Rect>,
+}
+
+impl GreedyScratch {
+    /// Merges the faces of `slice` into rectangles and returns them.
+    ///
+    /// Row `v` (for `v` in `v_range`) is `slice[v * words..][..words]`, bit `u` set when the face
+    /// at `(u, v)` is to be covered; every set bit lies below `nu`. `material(u, v)` names the
+    /// face's material: rectangles never mix two. Materials are read once per face, or never
+    /// when the caller knows every face has material `only`; the scans themselves run on bit
+    /// masks.
+    pub(crate) fn merge(
+        &mut self,
+        slice: &[u64],
+        words: usize,
+        nu: usize,
+        v_range: Range<usize>,
+        only: Option<u8>,
+        material: impl Fn(usize, usize) -> u8,
+    ) -> &[Rect] {
+        let GreedyScratch { slice: s, transposed: t, work, run, row_materials, best, trial } = self;
+        match only {
+            Some(_) => s.classify_one_material(slice, words, v_range.clone()),
+            None => s.classify(slice, words, v_range.clone(), nu, &material, row_materials),
+        }
+
+        best.clear();
+        work.clear();
+        work.extend_from_slice(&s.faces);
+        scan::<false>(s, work, run, v_range.clone(), best, usize::MAX);
+        let mut transposed_best = false;
+        // Every rectangle has one face at each of its four corners, so no order can beat the
+        // count of faces that must be, say, a lower-left corner (`corner_bound`): a scan that
+        // reaches it is optimal and ends the search.
+        let bound = corner_bound(s, v_range.clone());
+        if best.len() > bound {
+            // Only a strictly smaller count replaces the best, so the result is the first order
+            // (in this fixed sequence) that reaches the minimum: deterministic.
+            let mut attempt = |best: &mut Vec<Rect>, from: &Slice, v_first: bool, rows: Range<usize>| {
+                trial.clear();
+                work.clear();
+                work.extend_from_slice(&from.faces);
+                if v_first {
+                    scan::<true>(from, work, run, rows, trial, best.len());
+                } else {
+                    scan::<false>(from, work, run, rows, trial, best.len());
+                }
+                let fewer = trial.len() < best.len();
+                if fewer {
+                    core::mem::swap(best, trial);
+                }
+                fewer
+            };
+            attempt(best, s, true, v_range.clone());
+            if best.len() > bound {
+                // Columns first: the same two scans over the transposed slice.
+                s.transpose_into(t, nu, v_range.end);
+                transposed_best = attempt(best, t, false, 0..nu);
+                if best.len() > bound && attempt(best, t, true, 0..nu) {
+                    transposed_best = true;
+                }
+            }
+        }
+        for r in best.iter_mut() {
+            if transposed_best {
+                *r = Rect { u0: r.v0, u1: r.v1, v0: r.u0, v1: r.u1, material: 0 };
+            }
+            r.material = only.unwrap_or_else(|| material(r.u0 as usize, r.v0 as usize));
+        }
+        best
+    }
+}
+
+impl Slice {
+    /// Copies `faces` and marks which faces continue their left and lower neighbour's material.
+    fn classify(
+        &mut self,
+        faces: &[u64],
+        words: usize,
+        v_range: Range<usize>,
+        nu: usize,
+        material: &impl Fn(usize, usize) -> u8,
+        row_materials: &mut [Vec<u8>; 2],
+    ) {
+        self.words = words;
+        self.rows = faces.len() / words;
+        self.faces.clear();
+        self.faces.extend_from_slice(faces);
+        self.same_left.clear();
+        self.same_left.resize(faces.len(), 0);
+        self.same_down.clear();
+        self.same_down.resize(faces.len(), 0);
+        for m in row_materials.iter_mut() {
+            m.clear();
+            m.resize(nu.max(words * 64), 0);
+        }
+        for v in v_range.clone() {
+            let [here, below] = row_materials;
+            let has_below = v > v_range.start;
+            for w in 0..words {
+                let mut bits = faces[v * words + w];
+                let down = if has_below { faces[(v - 1) * words + w] } else { 0 };
+                let left = (bits << 1) | if w > 0 { faces[v * words + w - 1] >> 63 } else { 0 };
+                let (mut same_left, mut same_down) = (0, 0);
+                while bits != 0 {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let u = w * 64 + b;
+                    let m = material(u, v);
+                    here[u] = m;
+                    // Bits ascend, so the left neighbour's material is already in `here`.
+                    same_left |= u64::from((left >> b) & 1 == 1 && here[u - 1] == m) << b;
+                    same_down |= u64::from((down >> b) & 1 == 1 && below[u] == m) << b;
+                }
+                self.same_left[v * words + w] = same_left;
+                self.same_down[v * words + w] = same_down;
+            }
+            row_materials.swap(0, 1);
+        }
+    }
+
+    /// As [`Slice::classify`] when every face has one material: neighbours are the same material
+    /// exactly when they are faces, a few bit operations per word.
+    fn classify_one_material(&mut self, faces: &[u64], words: usize, v_range: Range<usize>) {
+        self.words = words;
+        self.rows = faces.len() / words;
+        self.faces.clear();
+        self.faces.extend_from_slice(faces);
+        self.same_left.clear();
+        self.same_left.resize(faces.len(), 0);
+        self.same_down.clear();
+        self.same_down.resize(faces.len(), 0);
+        for v in v_range.clone() {
+            for w in 0..words {
+                let i = v * words + w;
+                let f = faces[i];
+                let left = (f << 1) | if w > 0 { faces[i - 1] >> 63 } else { 0 };
+                let down = if v > v_range.start { faces[i - words] } else { 0 };
+                self.same_left[i] = f & left;
+                self.same_down[i] = f & down;
+            }
+        }
+    }
+
+    /// The slice with `u` and `v` exchanged: `nu` rows of `v_end` bits. Left and down swap too.
+    fn transpose_into(&self, t: &mut Slice, nu: usize, v_end: usize) {
+        let twords = v_end.div_ceil(64);
+        t.words = twords;
+        t.rows = nu;
+        for m in [&mut t.faces, &mut t.same_left, &mut t.same_down] {
+            m.clear();
+            m.resize(nu * twords, 0);
+        }
+        for v in 0..self.rows {
+            for w in 0..self.words {
+                let i = v * self.words + w;
+                let mut bits = self.faces[i];
+                while bits != 0 {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let j = (w * 64 + b) * twords + v / 64;
+                    let bit = 1 << (v % 64);
+                    t.faces[j] |= bit;
+                    if (self.same_left[i] >> b) & 1 == 1 {
+                        t.same_down[j] |= bit;
+                    }
+                    if (self.same_down[i] >> b) & 1 == 1 {
+                        t.same_left[j] |= bit;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One greedy scan over `work` (the faces of `slice` still to cover), consuming them and
+/// appending rectangles (material left 0) to `out`, giving up once `out` holds `limit`.
+///
+/// Rows are scanned in order and each row from its lowest bit; a rectangle grows from the first
+/// face left along `u` then `v` (or along `v` then `u` when `V_FIRST`) while the faces are there
+/// and continue the material, a test of whole words at a time.
+fn scan<const V_FIRST: bool>(
+    slice: &Slice,
+    work: &mut [u64],
+    run: &mut Vec<u64>,
+    v_range: Range<usize>,
+    out: &mut Vec<Rect>,
+    limit: usize,
+) {
+    let words = slice.words;
+    match words {
+        1 => return scan_narrow::<V_FIRST, 1>(slice, work, v_range, out, limit),
+        2 => return scan_narrow::<V_FIRST, 2>(slice, work, v_range, out, limit),
+        3 => return scan_narrow::<V_FIRST, 3>(slice, work, v_range, out, limit),
+        4 => return scan_narrow::<V_FIRST, 4>(slice, work, v_range, out, limit),
+        _ => {}
+    }
+    let row = |v: usize| v * words..(v + 1) * words;
+    run.resize(words, 0);
+    for v in v_range.clone() {
+        for w in 0..words {
+            loop {
+                let bits = work[v * words + w];
+                if bits == 0 {
+                    break;
+                }
+                if out.len() >= limit {
+                    return;
+                }
+                let u0 = w * 64 + bits.trailing_zeros() as usize;
+                let (u1, v1) = if V_FIRST {
+                    let mut v1 = v + 1;
+                    while v1 < v_range.end && {
+                        let i = v1 * words + u0 / 64;
+                        (work[i] & slice.same_down[i]) >> (u0 % 64) & 1 == 1
+                    } {
+                        v1 += 1;
+                    }
+                    // Columns that continue the material in every row of the run.
+                    let acc = &mut run[..words];
+                    acc.fill(u64::MAX);
+                    for vv in v..v1 {
+                        for (a, (f, l)) in acc.iter_mut().zip(work[row(vv)].iter().zip(&slice.same_left[row(vv)])) {
+                            *a &= f & l;
+                        }
+                    }
+                    (run_end(acc, u0 + 1), v1)
+                } else {
+                    let acc = &mut run[..words];
+                    for (a, (f, l)) in acc.iter_mut().zip(work[row(v)].iter().zip(&slice.same_left[row(v)])) {
+                        *a = f & l;
+                    }
+                    let u1 = run_end(acc, u0 + 1);
+                    let mut v1 = v + 1;
+                    while v1 < v_range.end
+                        && (u0 / 64..=(u1 - 1) / 64).all(|ww| {
+                            let span = range_in_word(ww, u0, u1);
+                            let i = v1 * words + ww;
+                            work[i] & slice.same_down[i] & span == span
+                        })
+                    {
+                        v1 += 1;
+                    }
+                    (u1, v1)
+                };
+                for vv in v..v1 {
+                    for ww in u0 / 64..=(u1 - 1) / 64 {
+                        work[vv * words + ww] &= !range_in_word(ww, u0, u1);
+                    }
+                }
+                // Slices are under 2^24 voxels a side (the mesher's volume limit).
+                #[allow(clippy::cast_possible_truncation)]
+                let [u0, u1, v0, v1] = [u0, u1, v, v1].map(|c| c as u32);
+                out.push(Rect { u0, u1, v0, v1, material: 0 });
+            }
+        }
+    }
+}
+
+/// One row of `N` words held in registers, for the scans of narrow slices.
+#[derive(Clone, Copy)]
+struct Row<const N: usize>([u64; N]);
+
+impl<const N: usize> Row<N> {
+    #[inline(always)]
+    fn load(rows: &[u64], v: usize) -> Self {
+        let mut r = [0; N];
+        r.copy_from_slice(&rows[v * N..(v + 1) * N]);
+        Row(r)
+    }
+
+    #[inline(always)]
+    fn store(self, rows: &mut [u64], v: usize) {
+        rows[v * N..(v + 1) * N].copy_from_slice(&self.0);
+    }
+
+    /// Bits `[u0, u1)`, for `u0 <= u1`.
+    #[inline(always)]
+    fn span(u0: usize, u1: usize) -> Self {
+        Row(core::array::from_fn(|w| {
+            // Both ends clamped into this word; shifts of at most 64 in 128 bits. (Measured
+            // fewer instructions than a branch-free 64-bit form.)
+            let lo = u0.saturating_sub(w * 64).min(64);
+            let hi = u1.saturating_sub(w * 64).min(64);
+            #[allow(clippy::cast_possible_truncation)]
+            let bits = ((1u128 << hi) - (1u128 << lo)) as u64;
+            bits
+        }))
+    }
+
+    #[inline(always)]
+    fn and(self, other: Self) -> Self {
+        Row(core::array::from_fn(|w| self.0[w] & other.0[w]))
+    }
+
+    #[inline(always)]
+    fn and_not(self, other: Self) -> Self {
+        Row(core::array::from_fn(|w| self.0[w] & !other.0[w]))
+    }
+
+    #[inline(always)]
+    fn covers(self, mask: Self) -> bool {
+        (0..N).all(|w| self.0[w] & mask.0[w] == mask.0[w])
+    }
+
+    /// The lowest set bit.
+    #[inline(always)]
+    fn lowest(self) -> Option<usize> {
+        (0..N).find(|&w| self.0[w] != 0).map(|w| w * 64 + self.0[w].trailing_zeros() as usize)
+    }
+
+    /// The first clear bit at or above `from` (`N * 64` when none is).
+    #[inline(always)]
+    fn first_clear(self, from: usize) -> usize {
+        run_end(&self.0, from)
+    }
+}
+
+/// [`scan`] for slices of `N` words per row (regions up to `N * 64 - 2` voxels wide): rows live in
+/// registers and each growth step is a mask test.
+fn scan_narrow<const V_FIRST: bool, const N: usize>(
+    slice: &Slice,
+    work: &mut [u64],
+    v_range: Range<usize>,
+    out: &mut Vec<Rect>,
+    limit: usize,
+) {
+    let (left, down) = (&slice.same_left[..], &slice.same_down[..]);
+    for v in v_range.clone() {
+        let mut here = Row::<N>::load(work, v);
+        while let Some(u0) = here.lowest() {
+            if out.len() >= limit {
+                return;
+            }
+            let (mask, u1, v1) = if V_FIRST {
+                let bit = Row::<N>::span(u0, u0 + 1);
+                let mut acc = here.and(Row::load(left, v));
+                let mut v1 = v + 1;
+                while v1 < v_range.end && Row::load(work, v1).and(Row::load(down, v1)).covers(bit) {
+                    acc = acc.and(Row::load(work, v1)).and(Row::load(left, v1));
+                    v1 += 1;
+                }
+                let u1 = acc.first_clear(u0 + 1);
+                (Row::<N>::span(u0, u1), u1, v1)
+            } else {
+                let u1 = here.and(Row::load(left, v)).first_clear(u0 + 1);
+                let mask = Row::<N>::span(u0, u1);
+                let mut v1 = v + 1;
+                while v1 < v_range.end && Row::load(work, v1).and(Row::load(down, v1)).covers(mask) {
+                    v1 += 1;
+                }
+                (mask, u1, v1)
+            };
+            here = here.and_not(mask);
+            here.store(work, v);
+            for vv in v + 1..v1 {
+                Row::load(work, vv).and_not(mask).store(work, vv);
+            }
+            // Below 2^24 (the mesher's volume limit).
+            #[allow(clippy::cast_possible_truncation)]
+            let [u0, u1, v0, v1] = [u0, u1, v, v1].map(|c| c as u32);
+            out.push(Rect { u0, u1, v0, v1, material: 0 });
+        }
+    }
+}
+
+/// The first `u >= from` whose bit in `bits` is clear (`bits.len() * 64` when none is).
+fn run_end(bits: &[u64], from: usize) -> usize {
+    let mut w = from / 64;
+    let mut mask = u64::MAX.checked_shl((from % 64) as u32).unwrap_or(0);
+    while w < bits.len() {
+        let clear = !bits[w] & mask;
+        if clear != 0 {
+            return w * 64 + clear.trailing_zeros() as usize;
+        }
+        w += 1;
+        mask = u64::MAX;
+    }
+    bits.len() * 64
+}
+
+/// A lower bound on the rectangles of any partition of the slice's faces into rectangles of one
+/// material: the most faces that must be a corner of the same kind. A face whose neighbours
+/// toward -u and toward -v are not faces of its material is the lower-left corner of whichever
+/// rectangle holds it; likewise for the other three corners.
+fn corner_bound(s: &Slice, v_range: Range<usize>) -> usize {
+    let words = s.words;
+    let mut corners = [0u32; 4];
+    for v in v_range.clone() {
+        for w in 0..words {
+            let i = v * words + w;
+            let f = s.faces[i];
+            if f == 0 {
+                continue;
+            }
+            // Faces continuing the material of the face toward -u, +u, -v and +v.
+            let left = s.same_left[i];
+            let right = (left >> 1) | if w + 1 < words { s.same_left[i + 1] << 63 } else { 0 };
+            let down = s.same_down[i];
+            let up = if v + 1 < v_range.end { s.same_down[i + words] } else { 0 };
+            corners[0] += (f & !left & !down).count_ones();
+            corners[1] += (f & !right & !down).count_ones();
+            corners[2] += (f & !left & !up).count_ones();
+            corners[3] += (f & !right & !up).count_ones();
+        }
+    }
+    corners.into_iter().max().unwrap_or(0) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rects(rows: &[u64], words: usize, nu: usize, v: Range<usize>, mat: impl Fn(usize, usize) -> u8) -> Vec<Rect> {
+        GreedyScratch::default().merge(rows, words, nu, v, None, mat).to_vec()
+    }
+
+    #[test]
+    fn merges_a_rectangle_and_splits_materials() {
+        // A 3x2 block of faces, material 1 except (2, 2) which is material 2.
+        let rows = [0u64, 0b111, 0b111];
+        let mat = |u: usize, v: usize| if (u, v) == (2, 2) { 2 } else { 1 };
+        let r = rects(&rows, 1, 3, 1..3, mat);
+        // Rows first, u first: (0..3, 1..2), (0..2, 2..3), (2..3, 2..3). Rows first, v first:
+        // (0..2, 1..3), (2..3, 1..2), (2..3, 2..3). Both three; the first order stays.
+        let want = |u0, u1, v0, v1, material| Rect { u0, u1, v0, v1, material };
+        assert_eq!(r, vec![want(0, 3, 1, 2, 1), want(0, 2, 2, 3, 1), want(2, 3, 2, 3, 2)]);
+    }
+
+    #[test]
+    fn keeps_the_order_with_fewer_rectangles() {
+        //   v=2: X.
+        //   v=1: XX
+        //   v=0: X.
+        // Rows first, growing along u first: (0..1, 0..1), (0..2, 1..2), (0..1, 2..3), three.
+        // Growing along v first: (0..1, 0..3), (1..2, 1..2), two.
+        let rows = [0b01u64, 0b11, 0b01];
+        let r = rects(&rows, 1, 2, 0..3, |_, _| 7);
+        assert_eq!(r.len(), 2);
+        assert!(r.contains(&Rect { u0: 0, u1: 1, v0: 0, v1: 3, material: 7 }));
+        assert!(r.contains(&Rect { u0: 1, u1: 2, v0: 1, v1: 2, material: 7 }));
+    }
+
+    #[test]
+    fn transposed_scans_map_back_and_cross_words() {
+        // A plus sign straddling the word boundary at u = 64:
+        //   v=2:  . X .
+        //   v=1:  X X X
+        //   v=0:  . X .
+        // at u = 63, 64, 65. Three rectangles in any order; every face is covered exactly once.
+        let words = 2;
+        let mut rows = vec![0u64; 3 * words];
+        let set = |rows: &mut Vec<u64>, u: usize, v: usize| rows[v * words + u / 64] |= 1 << (u % 64);
+        for (u, v) in [(64, 0), (63, 1), (64, 1), (65, 1), (64, 2)] {
+            set(&mut rows, u, v);
+        }
+        let r = rects(&rows, words, 128, 0..3, |_, _| 1);
+        assert_eq!(r.len(), 3);
+        let mut covered = vec![0u32; 128 * 3];
+        for q in &r {
+            for v in q.v0..q.v1 {
+                for u in q.u0..q.u1 {
+                    covered[v as usize * 128 + u as usize] += 1;
+                }
+            }
+        }
+        for v in 0..3 {
+            for u in 0..128 {
+                let want = u32::from((rows[v * words + u / 64] >> (u % 64)) & 1 == 1);
+                assert_eq!(covered[v * 128 + u], want, "face ({u}, {v})");
+            }
+        }
+    }
+}
