@@ -203,6 +203,29 @@ proptest! {
     }
 }
 
+/// Rows past four words take the general scan (the narrow ones keep a row in registers).
+#[test]
+fn greedy_on_rows_of_many_words() {
+    for seed in 1..6u64 {
+        let region = VoxelBox::from_min_size(IVec3::new(-140, 0, 3), IVec3::new(300, 7, 9));
+        let mut field = random_boxes(seed, region.grow(1), 400);
+        if seed % 2 == 0 {
+            field = VoxelGrid::from_fn(region.grow(1), |p| {
+                let v = field.get(p);
+                if v.distance < 0 { Voxel::new(v.distance, 3) } else { v }
+            })
+            .unwrap();
+        }
+        let mut mesh = Mesh::new();
+        Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
+        let mut got = BTreeMap::new();
+        faces_of(&mesh, &mut got);
+        assert_eq!(visible_faces(&field, region), got, "seed {seed}");
+        let peer = block_mesh_greedy_quads(&field, region);
+        assert!(mesh.quad_count() <= peer, "seed {seed}: {} quads against {peer}", mesh.quad_count());
+    }
+}
+
 #[test]
 fn greedy_on_vox_models_makes_no_more_quads_than_block_mesh() {
     let mut checked = 0;
