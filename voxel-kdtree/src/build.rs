@@ -432,15 +432,12 @@ fn split_records<const A: usize>(src: &[Record], dst: &mut [Record], split: f32,
         return parts;
     }
     let (can_give, can_take) = (below > lo, below < hi);
-    // The left side's largest midpoint and the right side's smallest, each with the side's plane
-    // over the others: one pass per side, and only the sides the decision needs.
-    let last = can_give.then(|| extreme::<A, true>(&dst[..below]));
-    let first = can_take.then(|| extreme::<A, false>(&dst[below..n]));
-    let give = match (last, first) {
-        (Some(l), Some(f)) => split - l.mid <= f.mid - split,
-        (l, _) => l.is_some(),
-    };
-    if let (true, Some(l)) = (give, last) {
+    // The side whose midpoint is nearer the split value gives it up (the partition kept both
+    // sides' extreme midpoints); one pass over that side finds the record (ties by id) and the
+    // side's plane without it.
+    let give = can_give && (!can_take || split - p.left_mid_max[A] <= p.right_mid_min[A] - split);
+    if give {
+        let l = extreme::<A, true>(&dst[..below]);
         dst.swap(l.index, below - 1);
         let moved = dst[below - 1];
         let doubled = Vec4::select(XYZ, moved.doubled_mid(), Vec4::ZERO);
@@ -449,7 +446,8 @@ fn split_records<const A: usize>(src: &[Record], dst: &mut [Record], split: f32,
         parts.left_sum -= doubled;
         parts.right_min = parts.right_min.min(moved.lo[A]);
         parts.right_sum += doubled;
-    } else if let Some(f) = first {
+    } else if can_take {
+        let f = extreme::<A, false>(&dst[below..n]);
         dst.swap(below + f.index, below);
         let moved = dst[below];
         let doubled = Vec4::select(XYZ, moved.doubled_mid(), Vec4::ZERO);
@@ -480,11 +478,14 @@ fn halves<const A: usize>(records: &mut [Record]) -> Parts {
 }
 
 /// The result of [`partition`]: the left count, the largest `max` of the left side and the
-/// smallest `min` of the right side (every lane), and both sides' sums of `min + max`.
+/// smallest `min` of the right side, the left side's largest doubled midpoint and the right
+/// side's smallest (every lane), and both sides' sums of `min + max`.
 struct Sides {
     left: usize,
     left_hi: Vec4,
     right_lo: Vec4,
+    left_mid_max: Vec4,
+    right_mid_min: Vec4,
     left_sum: Vec4,
     right_sum: Vec4,
 }
@@ -518,6 +519,7 @@ fn partition<const A: usize>(src: &[Record], dst: &mut [Record], split: f32, bit
     let (mut l, mut r) = (0usize, 0usize);
     let (mut left_hi, mut right_lo) = (Vec4::NEG_INFINITY, Vec4::INFINITY);
     let (mut left_sum, mut right_sum) = (Vec4::ZERO, Vec4::ZERO);
+    let (mut left_mid_max, mut right_mid_min) = (Vec4::NEG_INFINITY, Vec4::INFINITY);
     for (&word, chunk) in bits.iter().zip(src.chunks(64)) {
         let mut goes_left = word;
         while goes_left != 0 {
@@ -526,7 +528,9 @@ fn partition<const A: usize>(src: &[Record], dst: &mut [Record], split: f32, bit
             to_left[l] = record;
             l += 1;
             left_hi = left_hi.max(record.hi);
-            left_sum += record.doubled_mid();
+            let mid = record.doubled_mid();
+            left_mid_max = left_mid_max.max(mid);
+            left_sum += mid;
         }
         let mut goes_right = !word & (u64::MAX >> (64 - chunk.len()));
         while goes_right != 0 {
@@ -535,20 +539,21 @@ fn partition<const A: usize>(src: &[Record], dst: &mut [Record], split: f32, bit
             to_right[r] = record;
             r += 1;
             right_lo = right_lo.min(record.lo);
-            right_sum += record.doubled_mid();
+            let mid = record.doubled_mid();
+            right_mid_min = right_mid_min.min(mid);
+            right_sum += mid;
         }
     }
     let (left_sum, right_sum) = (Vec4::select(XYZ, left_sum, Vec4::ZERO), Vec4::select(XYZ, right_sum, Vec4::ZERO));
-    Sides { left, left_hi, right_lo, left_sum, right_sum }
+    Sides { left, left_hi, right_lo, left_mid_max, right_mid_min, left_sum, right_sum }
 }
 
 /// The record of `records` (not empty) that comes last (`LARGEST`) or first by [`sort_key`] on
-/// axis `A`, its doubled midpoint, and the side's plane without it: the largest `max` (or the
+/// axis `A` (its index), and the side's plane without it: the largest `max` (or the
 /// smallest `min`) of the others.
 #[derive(Clone, Copy)]
 struct Extreme {
     index: usize,
-    mid: f32,
     others: f32,
 }
 
@@ -569,7 +574,7 @@ fn extreme<const A: usize, const LARGEST: bool>(records: &[Record]) -> Extreme {
         best_key = if better { key } else { best_key };
         best = if better { i } else { best };
     }
-    Extreme { index: best, mid: records.get(best).map_or(0.0, |r| r.doubled_mid()[A]), others }
+    Extreme { index: best, others }
 }
 
 /// `if condition { a } else { b }` through the bits, which the compiler keeps branch-free.
