@@ -16,7 +16,7 @@ use fast_surface_nets::{SurfaceNetsBuffer, surface_nets};
 use glam::{IVec3, Vec3};
 use voxel_bench::{config, figure, shared_data, testdata};
 use voxel_core::{TriangleSource, VoxelBox, VoxelGrid, VoxelSource};
-use voxel_mesh::{Mesh, MeshOptions, Mesher, Surface};
+use voxel_mesh::{Face, Mesh, MeshOptions, Mesher, Surface};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};
 
@@ -251,15 +251,21 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
     };
     pair(c, "mesh/blocky-greedy", name, cases, (&mut mesher, &mut mesh, blocky), (&mut greedy, greedy_case));
     pair(c, "mesh/blocky-faces", name, cases, (&mut mesher, &mut mesh, unmerged), (&mut faces, faces_case));
+    // The same faces without vertices, the output block-mesh's `visible_block_faces` makes.
+    let listed = |m: &mut Mesher, case: &Case, out: &mut Vec<Face>| {
+        m.face_list(&case.grid, case.region, Surface::Solid, out).expect("region");
+        out.len()
+    };
+    pair(c, "mesh/blocky-face-list", name, cases, (&mut mesher, &mut Vec::new(), listed), (&mut faces, faces_case));
 }
 
 /// One group: ours and block-mesh over the same cases, each run counting quads.
-fn pair<B>(
+fn pair<O, B>(
     c: &mut Criterion,
     group: &str,
     name: &str,
     cases: &[Case],
-    (mesher, mesh, ours): (&mut Mesher, &mut Mesh, impl Fn(&mut Mesher, &Case, &mut Mesh) -> usize),
+    (mesher, mesh, ours): (&mut Mesher, &mut O, impl Fn(&mut Mesher, &Case, &mut O) -> usize),
     (buffer, peer): (&mut B, impl Fn(&Case, &mut B) -> usize),
 ) {
     let mut group = c.benchmark_group(group);

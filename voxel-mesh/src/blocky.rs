@@ -6,12 +6,12 @@
 //! face once. Faces come from the packed inside bits (an AND-NOT of two rows gives 64 faces), and
 //! merging visits only faces, never empty cells.
 
-use glam::Vec3;
+use glam::{IVec3, Vec3};
 use voxel_core::{Voxel, VoxelBox, VoxelSource};
 
 use crate::greedy::GreedyScratch;
 use crate::mesher::Padded;
-use crate::{Mesh, MeshError, MeshOptions, Mesher, VertexBlend};
+use crate::{Mesh, MeshError, MeshOptions, Mesher, Surface, VertexBlend};
 
 impl Mesher {
     /// Meshes the visible faces of the inside voxels of `region`, merged greedily into
@@ -62,6 +62,49 @@ impl Mesher {
             (true, true) => unit_faces::<true, true>(g, &self.rows, &self.voxels, out),
         }
         out.push_unit_quads();
+        Ok(())
+    }
+
+    /// The visible faces of the inside voxels of `region` as a compact list, 16 bytes per face:
+    /// the voxel, the direction and the material, no vertex written.
+    ///
+    /// The same faces as [`Mesher::visible_faces`], in the same order (face `i` is quad `i` of
+    /// that mesh; [`Face::corners`] gives its corners in the same order), for engines that build
+    /// their own vertex format (a GPU face buffer, instancing) and would otherwise copy out of a
+    /// [`Mesh`]. `out` is cleared first.
+    ///
+    /// # Errors
+    ///
+    /// As [`Mesher::surface_nets`]; `out` is left empty.
+    ///
+    /// ```
+    /// use glam::IVec3;
+    /// use voxel_core::{Voxel, VoxelBox, VoxelGrid};
+    /// use voxel_mesh::{Mesher, Surface};
+    ///
+    /// let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(4));
+    /// let one_block = VoxelGrid::from_fn(region.grow(1), |p| {
+    ///     if p == IVec3::ONE { Voxel::new(-50, 7) } else { Voxel::EMPTY }
+    /// })
+    /// .unwrap();
+    /// let mut faces = Vec::new();
+    /// Mesher::new().face_list(&one_block, region, Surface::Solid, &mut faces).unwrap();
+    /// assert_eq!(faces.len(), 6);
+    /// assert!(faces.iter().all(|f| f.voxel == IVec3::ONE && f.material == 7));
+    /// ```
+    pub fn face_list<S: VoxelSource + ?Sized>(
+        &mut self,
+        source: &S,
+        region: VoxelBox,
+        surface: Surface,
+        out: &mut Vec<Face>,
+    ) -> Result<(), MeshError> {
+        out.clear();
+        let mut scratch_mesh = Mesh::new();
+        let Some(g) = self.prepare(source, region, surface, &mut scratch_mesh)? else {
+            return Ok(());
+        };
+        face_rows(g, &self.rows, &self.voxels, out);
         Ok(())
     }
 
@@ -235,6 +278,88 @@ fn unit_faces<const NORMALS: bool, const BLEND: bool>(g: Padded, rows: &[u64], v
                 row.emit::<5, NORMALS, BLEND>(faces[5], w, out);
             }
         }
+    }
+}
+
+/// [`Mesher::face_list`]: the pass of [`unit_faces`], writing one [`Face`] per face.
+fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
+    let words = g.words;
+    let (dy, dz) = (g.nz * words, words);
+    let (own_first, own_last) = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
+    for y in 1..g.ny - 1 {
+        for z in 1..g.nz - 1 {
+            let r = g.row(y, z);
+            let row_voxels = &voxels[g.voxel(0, y, z)..g.voxel(0, y, z) + g.nx];
+            // Local coordinates are below 2^24 and the region within MAX_COORDINATE: no overflow.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+            let base = g.origin + IVec3::new(0, y as i32, z as i32);
+            for w in 0..words {
+                let own = if w == 0 { own_first } else { u64::MAX } & if w + 1 == words { own_last } else { u64::MAX };
+                let s = rows[r + w] & own;
+                if s == 0 {
+                    continue;
+                }
+                let prev = if w > 0 { rows[r + w - 1] >> 63 } else { 0 };
+                let next = if w + 1 < words { rows[r + w + 1] << 63 } else { 0 };
+                let faces = [
+                    s & !((rows[r + w] << 1) | prev),
+                    s & !((rows[r + w] >> 1) | next),
+                    s & !rows[r - dy + w],
+                    s & !rows[r + dy + w],
+                    s & !rows[r - dz + w],
+                    s & !rows[r + dz + w],
+                ];
+                out.reserve(faces.iter().map(|f| f.count_ones() as usize).sum());
+                for (direction, mut f) in (0u8..).zip(faces) {
+                    while f != 0 {
+                        let x = w * 64 + f.trailing_zeros() as usize;
+                        f &= f - 1;
+                        // Below 2^24 (the volume limit).
+                        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
+                        let voxel = IVec3::new(base.x + x as i32, base.y, base.z);
+                        out.push(Face { voxel, direction, material: row_voxels[x].material });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One visible voxel face: what [`Mesher::face_list`] writes, 16 bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(C)]
+pub struct Face {
+    /// The inside voxel the face belongs to, in world coordinates.
+    pub voxel: IVec3,
+    /// The direction the face looks toward: 0 `-x`, 1 `+x`, 2 `-y`, 3 `+y`, 4 `-z`, 5 `+z`.
+    pub direction: u8,
+    /// The voxel's material.
+    pub material: u8,
+}
+
+const _: () = assert!(core::mem::size_of::<Face>() == 16);
+
+impl Face {
+    /// The outward unit normal.
+    pub fn normal(&self) -> Vec3 {
+        let mut n = Vec3::ZERO;
+        n[usize::from(self.direction / 2 % 3)] = if self.direction % 2 == 1 { 1.0 } else { -1.0 };
+        n
+    }
+
+    /// The four corners, wound counter-clockwise seen from outside, in the order
+    /// [`Mesher::visible_faces`] writes the quad's vertices. A direction past 5 is read modulo 6.
+    pub fn corners(&self) -> [Vec3; 4] {
+        let d = self.direction % 6;
+        let offsets = unit_corners(usize::from(d / 2), d % 2 == 1);
+        // World voxel coordinates within MAX_COORDINATE: exact in f32.
+        #[allow(clippy::cast_precision_loss)]
+        let origin = self.voxel.as_vec3();
+        offsets.map(|[x, y, z]| {
+            #[allow(clippy::cast_precision_loss)]
+            let offset = Vec3::new(x as f32, y as f32, z as f32);
+            origin + offset
+        })
     }
 }
 

@@ -42,6 +42,7 @@ mod mesher;
 mod pack;
 mod surface_nets;
 
+pub use blocky::Face;
 pub use error::MeshError;
 pub use mesh::{Indices, Mesh, MeshMemory, VertexBlend};
 pub use mesher::{MAX_COORDINATE, MAX_MESH_VOLUME, MeshOptions, Mesher, Surface};

@@ -361,3 +361,42 @@ fn visible_faces_options_only_add_their_streams() {
         }
     }
 }
+
+/// The compact face list is `visible_faces` without the vertices: face `i` is quad `i`, with the
+/// same corners, normal and material.
+#[test]
+fn face_list_matches_visible_faces() {
+    let mut fields: Vec<(VoxelGrid, VoxelBox)> = Vec::new();
+    for (seed, x_size) in [(3u64, 9), (4, 70), (5, 130)] {
+        let region = VoxelBox::from_min_size(IVec3::new(-5, 2, 7), IVec3::new(x_size, 11, 13));
+        fields.push((random_blocks(seed, region.grow(1), 40), region));
+        fields.push((random_boxes(seed, region.grow(1), 30), region));
+    }
+    let (mut mesher, mut mesh, mut faces) = (Mesher::new(), Mesh::new(), Vec::new());
+    for (field, region) in &fields {
+        mesher.visible_faces(field, *region, &MeshOptions::default(), &mut mesh).unwrap();
+        mesher.face_list(field, *region, voxel_mesh::Surface::Solid, &mut faces).unwrap();
+        assert_eq!(faces.len(), mesh.quad_count());
+        assert!(!faces.is_empty());
+        for (q, face) in faces.iter().enumerate() {
+            let quad = mesh.quad(q);
+            let corners = quad.map(|i| mesh.positions()[i as usize]);
+            assert_eq!(face.corners(), corners, "face {q}: {face:?}");
+            assert_eq!(face.normal(), mesh.normals()[quad[0] as usize]);
+            assert_eq!(face.material, mesh.materials()[quad[0] as usize]);
+            assert!(region.contains(face.voxel));
+        }
+    }
+}
+
+#[test]
+fn face_list_of_bad_or_empty_regions() {
+    let field = random_blocks(9, VoxelBox::from_min_size(IVec3::ZERO, IVec3::splat(8)), 50);
+    let mut faces = vec![voxel_mesh::Face { voxel: IVec3::ZERO, direction: 0, material: 0 }];
+    let far = VoxelBox::from_min_size(IVec3::splat(i32::MAX - 4), IVec3::splat(2));
+    assert!(Mesher::new().face_list(&field, far, voxel_mesh::Surface::Solid, &mut faces).is_err());
+    assert!(faces.is_empty());
+    let empty = VoxelBox::from_min_size(IVec3::ONE, IVec3::ZERO);
+    Mesher::new().face_list(&field, empty, voxel_mesh::Surface::Solid, &mut faces).unwrap();
+    assert!(faces.is_empty());
+}
