@@ -65,32 +65,34 @@ impl Mesher {
         Ok(())
     }
 
-    /// The visible faces of the inside voxels of `region` as a compact list, 16 bytes per face:
-    /// the voxel, the direction and the material, no vertex written.
+    /// The visible faces of the inside voxels of `region` as a compact list, 8 bytes per face:
+    /// the voxel (relative to `region.min`), the direction and the material, no vertex written.
     ///
     /// The same faces as [`Mesher::visible_faces`], in the same order (face `i` is quad `i` of
     /// that mesh; [`Face::corners`] gives its corners in the same order), for engines that build
     /// their own vertex format (a GPU face buffer, instancing) and would otherwise copy out of a
-    /// [`Mesh`]. `out` is cleared first.
+    /// [`Mesh`]. This is the output block-mesh's `visible_block_faces` makes. `out` is cleared
+    /// first.
     ///
     /// # Errors
     ///
-    /// As [`Mesher::surface_nets`]; `out` is left empty.
+    /// As [`Mesher::surface_nets`], and [`MeshError::AxisTooLong`] for a region longer than
+    /// [`Face::MAX_AXIS`] on an axis (a face stores 16-bit offsets); `out` is left empty.
     ///
     /// ```
     /// use glam::IVec3;
     /// use voxel_core::{Voxel, VoxelBox, VoxelGrid};
     /// use voxel_mesh::{Mesher, Surface};
     ///
-    /// let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(4));
+    /// let region = VoxelBox::new(IVec3::splat(10), IVec3::splat(14));
     /// let one_block = VoxelGrid::from_fn(region.grow(1), |p| {
-    ///     if p == IVec3::ONE { Voxel::new(-50, 7) } else { Voxel::EMPTY }
+    ///     if p == IVec3::splat(11) { Voxel::new(-50, 7) } else { Voxel::EMPTY }
     /// })
     /// .unwrap();
     /// let mut faces = Vec::new();
     /// Mesher::new().face_list(&one_block, region, Surface::Solid, &mut faces).unwrap();
     /// assert_eq!(faces.len(), 6);
-    /// assert!(faces.iter().all(|f| f.voxel == IVec3::ONE && f.material == 7));
+    /// assert!(faces.iter().all(|f| f.voxel(region.min) == IVec3::splat(11) && f.material() == 7));
     /// ```
     pub fn face_list<S: VoxelSource + ?Sized>(
         &mut self,
@@ -100,6 +102,10 @@ impl Mesher {
         out: &mut Vec<Face>,
     ) -> Result<(), MeshError> {
         out.clear();
+        let longest = region.size().max_element();
+        if longest > Face::MAX_AXIS {
+            return Err(MeshError::AxisTooLong { length: longest, limit: Face::MAX_AXIS });
+        }
         let mut scratch_mesh = Mesh::new();
         let Some(g) = self.prepare(source, region, surface, &mut scratch_mesh)? else {
             return Ok(());
@@ -286,13 +292,14 @@ fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
     let words = g.words;
     let (dy, dz) = (g.nz * words, words);
     let (own_first, own_last) = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
+    let direction_bits: [u64; 6] = core::array::from_fn(|d| (d as u64) << 48);
     for y in 1..g.ny - 1 {
         for z in 1..g.nz - 1 {
             let r = g.row(y, z);
             let row_voxels = &voxels[g.voxel(0, y, z)..g.voxel(0, y, z) + g.nx];
-            // Local coordinates are below 2^24 and the region within MAX_COORDINATE: no overflow.
-            #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-            let base = g.origin + IVec3::new(0, y as i32, z as i32);
+            // Offsets from the region's min (padded local minus one) fit 16 bits: `face_list`
+            // checked the axes.
+            let row_bits = ((y as u64 - 1) << 16) | ((z as u64 - 1) << 32);
             for w in 0..words {
                 let own = if w == 0 { own_first } else { u64::MAX } & if w + 1 == words { own_last } else { u64::MAX };
                 let s = rows[r + w] & own;
@@ -309,15 +316,19 @@ fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
                     s & !rows[r - dz + w],
                     s & !rows[r + dz + w],
                 ];
-                out.reserve(faces.iter().map(|f| f.count_ones() as usize).sum());
-                for (direction, mut f) in (0u8..).zip(faces) {
+                // Room for the word's faces first, then each face one 8-byte store at an index
+                // kept in a register (pushing reloads the length through memory every face).
+                let start = out.len();
+                out.resize(start + faces.iter().map(|f| f.count_ones() as usize).sum::<usize>(), Face(0));
+                let slots = &mut out[start..];
+                let mut k = 0;
+                for (direction, mut f) in direction_bits.into_iter().zip(faces) {
                     while f != 0 {
                         let x = w * 64 + f.trailing_zeros() as usize;
                         f &= f - 1;
-                        // Below 2^24 (the volume limit).
-                        #[allow(clippy::cast_possible_truncation, clippy::cast_possible_wrap)]
-                        let voxel = IVec3::new(base.x + x as i32, base.y, base.z);
-                        out.push(Face { voxel, direction, material: row_voxels[x].material });
+                        let material = u64::from(row_voxels[x].material) << 56;
+                        slots[k] = Face(row_bits | direction | (x as u64 - 1) | material);
+                        k += 1;
                     }
                 }
             }
@@ -325,41 +336,74 @@ fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
     }
 }
 
-/// One visible voxel face: what [`Mesher::face_list`] writes, 16 bytes.
+/// One visible voxel face, as [`Mesher::face_list`] writes it: 8 bytes.
+///
+/// Bits 0-15, 16-31 and 32-47 hold the voxel's x, y and z offsets from the meshed region's
+/// minimum, bits 48-55 the direction, bits 56-63 the material; [`Face::bits`] hands the word to a
+/// GPU buffer as is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[repr(C)]
-pub struct Face {
-    /// The inside voxel the face belongs to, in world coordinates.
-    pub voxel: IVec3,
-    /// The direction the face looks toward: 0 `-x`, 1 `+x`, 2 `-y`, 3 `+y`, 4 `-z`, 5 `+z`.
-    pub direction: u8,
-    /// The voxel's material.
-    pub material: u8,
-}
-
-const _: () = assert!(core::mem::size_of::<Face>() == 16);
+pub struct Face(u64);
 
 impl Face {
-    /// The outward unit normal.
-    pub fn normal(&self) -> Vec3 {
+    /// The longest region, on any axis, whose faces fit the 16-bit offsets.
+    pub const MAX_AXIS: i32 = 1 << 16;
+
+    /// A face of the voxel at `offset` from the region's minimum (each component taken modulo
+    /// 2^16), toward `direction` (0 `-x`, 1 `+x`, 2 `-y`, 3 `+y`, 4 `-z`, 5 `+z`), of `material`.
+    pub fn new(offset: [u16; 3], direction: u8, material: u8) -> Self {
+        let [x, y, z] = offset.map(u64::from);
+        Face(x | (y << 16) | (z << 32) | (u64::from(direction) << 48) | (u64::from(material) << 56))
+    }
+
+    /// The packed word.
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// The voxel's offset from the meshed region's minimum.
+    pub fn offset(self) -> [u16; 3] {
+        // The three 16-bit fields.
+        #[allow(clippy::cast_possible_truncation)]
+        [self.0 as u16, (self.0 >> 16) as u16, (self.0 >> 32) as u16]
+    }
+
+    /// The inside voxel the face belongs to, given the meshed region's minimum.
+    pub fn voxel(self, region_min: IVec3) -> IVec3 {
+        region_min + IVec3::from_array(self.offset().map(i32::from))
+    }
+
+    /// The direction the face looks toward: 0 `-x`, 1 `+x`, 2 `-y`, 3 `+y`, 4 `-z`, 5 `+z`.
+    pub fn direction(self) -> u8 {
+        // Bits 48-55.
+        #[allow(clippy::cast_possible_truncation)]
+        let d = (self.0 >> 48) as u8;
+        d
+    }
+
+    /// The voxel's material.
+    pub fn material(self) -> u8 {
+        // Bits 56-63.
+        #[allow(clippy::cast_possible_truncation)]
+        let m = (self.0 >> 56) as u8;
+        m
+    }
+
+    /// The outward unit normal (a direction past 5 is read modulo 6).
+    pub fn normal(self) -> Vec3 {
+        let d = self.direction() % 6;
         let mut n = Vec3::ZERO;
-        n[usize::from(self.direction / 2 % 3)] = if self.direction % 2 == 1 { 1.0 } else { -1.0 };
+        n[usize::from(d / 2)] = if d % 2 == 1 { 1.0 } else { -1.0 };
         n
     }
 
-    /// The four corners, wound counter-clockwise seen from outside, in the order
-    /// [`Mesher::visible_faces`] writes the quad's vertices. A direction past 5 is read modulo 6.
-    pub fn corners(&self) -> [Vec3; 4] {
-        let d = self.direction % 6;
+    /// The four corners in world coordinates, given the meshed region's minimum, wound
+    /// counter-clockwise seen from outside, in the order [`Mesher::visible_faces`] writes the
+    /// quad's vertices (a direction past 5 is read modulo 6).
+    pub fn corners(self, region_min: IVec3) -> [Vec3; 4] {
+        let d = self.direction() % 6;
         let offsets = unit_corners(usize::from(d / 2), d % 2 == 1);
-        // World voxel coordinates within MAX_COORDINATE: exact in f32.
-        #[allow(clippy::cast_precision_loss)]
-        let origin = self.voxel.as_vec3();
-        offsets.map(|[x, y, z]| {
-            #[allow(clippy::cast_precision_loss)]
-            let offset = Vec3::new(x as f32, y as f32, z as f32);
-            origin + offset
-        })
+        let voxel = self.voxel(region_min).as_vec3();
+        offsets.map(|[x, y, z]| voxel + Vec3::new(f32::from(x as u8), f32::from(y as u8), f32::from(z as u8)))
     }
 }
 

@@ -18,6 +18,14 @@ pub enum MeshError {
         /// The limit.
         limit: u64,
     },
+    /// The region is longer on an axis than [`Face::MAX_AXIS`](crate::Face::MAX_AXIS), which
+    /// [`Mesher::face_list`](crate::Mesher::face_list)'s 16-bit offsets cannot address.
+    AxisTooLong {
+        /// The region's longest axis, in voxels.
+        length: i32,
+        /// The limit.
+        limit: i32,
+    },
     /// The voxel source refused the read.
     Source(voxel_core::Error),
 }
@@ -30,6 +38,9 @@ impl fmt::Display for MeshError {
             }
             MeshError::RegionTooLarge { volume, limit } => {
                 write!(f, "padded region of {volume} voxels exceeds the mesher's limit of {limit}")
+            }
+            MeshError::AxisTooLong { length, limit } => {
+                write!(f, "region {length} voxels long on an axis; a face list addresses at most {limit}")
             }
             MeshError::Source(e) => write!(f, "voxel source: {e}"),
         }

@@ -381,10 +381,12 @@ fn face_list_matches_visible_faces() {
         for (q, face) in faces.iter().enumerate() {
             let quad = mesh.quad(q);
             let corners = quad.map(|i| mesh.positions()[i as usize]);
-            assert_eq!(face.corners(), corners, "face {q}: {face:?}");
+            assert_eq!(face.corners(region.min), corners, "face {q}: {face:?}");
             assert_eq!(face.normal(), mesh.normals()[quad[0] as usize]);
-            assert_eq!(face.material, mesh.materials()[quad[0] as usize]);
-            assert!(region.contains(face.voxel));
+            assert_eq!(face.material(), mesh.materials()[quad[0] as usize]);
+            assert!(region.contains(face.voxel(region.min)));
+            let offset = face.offset();
+            assert_eq!(voxel_mesh::Face::new(offset, face.direction(), face.material()), *face);
         }
     }
 }
@@ -392,9 +394,17 @@ fn face_list_matches_visible_faces() {
 #[test]
 fn face_list_of_bad_or_empty_regions() {
     let field = random_blocks(9, VoxelBox::from_min_size(IVec3::ZERO, IVec3::splat(8)), 50);
-    let mut faces = vec![voxel_mesh::Face { voxel: IVec3::ZERO, direction: 0, material: 0 }];
+    let mut faces = vec![voxel_mesh::Face::new([1, 2, 3], 4, 5)];
     let far = VoxelBox::from_min_size(IVec3::splat(i32::MAX - 4), IVec3::splat(2));
-    assert!(Mesher::new().face_list(&field, far, voxel_mesh::Surface::Solid, &mut faces).is_err());
+    assert!(matches!(
+        Mesher::new().face_list(&field, far, voxel_mesh::Surface::Solid, &mut faces),
+        Err(voxel_mesh::MeshError::CoordinateOutOfRange(_))
+    ));
+    assert!(faces.is_empty());
+    // Longer than a face's 16-bit offsets reach (no read happens: the check comes first).
+    let long = VoxelBox::from_min_size(IVec3::ZERO, IVec3::new(1 << 17, 1, 1));
+    let err = Mesher::new().face_list(&field, long, voxel_mesh::Surface::Solid, &mut faces).unwrap_err();
+    assert_eq!(err, voxel_mesh::MeshError::AxisTooLong { length: 1 << 17, limit: voxel_mesh::Face::MAX_AXIS });
     assert!(faces.is_empty());
     let empty = VoxelBox::from_min_size(IVec3::ONE, IVec3::ZERO);
     Mesher::new().face_list(&field, empty, voxel_mesh::Surface::Solid, &mut faces).unwrap();
