@@ -50,7 +50,7 @@ fn meshing_allocates_nothing_after_warm_up() {
     let mut mesher = Mesher::new();
     let mut mesh = Mesh::new();
     let options = MeshOptions { blend: true, ..MeshOptions::default() };
-    let run = |mesher: &mut Mesher, mesh: &mut Mesh| {
+    let run = |mesher: &mut Mesher, mesh: &mut Mesh, faces: &mut Vec<voxel_mesh::Face>| {
         let mut quads = 0;
         for (chunk, grid) in &chunks {
             mesher.surface_nets(grid, *chunk, &options, mesh).unwrap();
@@ -59,12 +59,15 @@ fn meshing_allocates_nothing_after_warm_up() {
             quads += mesh.quad_count();
             mesher.visible_faces(grid, *chunk, &options, mesh).unwrap();
             quads += mesh.quad_count();
+            mesher.face_list(grid, *chunk, options.surface, faces).unwrap();
+            quads += faces.len();
         }
         quads
     };
-    let warm = run(&mut mesher, &mut mesh);
+    let mut faces = Vec::new();
+    let warm = run(&mut mesher, &mut mesh, &mut faces);
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let again = run(&mut mesher, &mut mesh);
+    let again = run(&mut mesher, &mut mesh, &mut faces);
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     assert!(warm > 1000);
     assert_eq!(warm, again);
