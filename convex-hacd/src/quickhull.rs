@@ -299,12 +299,17 @@ fn faces_outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
     raw.triangles.iter().all(|t| {
         let [a, b, c] = t.map(|i| points[i as usize]);
         let n = (b - a).cross(c - a);
+        let mid = (a + b + c) / 3.0;
+        if n.dot(centroid - mid) <= 0.0 {
+            // Facing away from the centroid: outward whatever the tolerance (the common case,
+            // decided without a square root).
+            return true;
+        }
         let longest = (b - a).length().max((c - b).length()).max((a - c).length());
         let height = n.length() / longest;
         if !(height > 4.0 * eps) {
             return true;
         }
-        let mid = (a + b + c) / 3.0;
         n.dot(centroid - mid) / n.length() <= eps + 2.0 * eps * centroid.distance(mid) / height
     })
 }
