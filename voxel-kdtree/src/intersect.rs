@@ -193,26 +193,40 @@ pub(crate) fn quad_projected(p: [Projected; 4], t_max: f32) -> Option<(f32, u32)
 /// assert!(!triangle_overlaps_aabb(far, &unit));
 /// ```
 pub fn triangle_overlaps_aabb(tri: [Vec3; 3], b: &Aabb) -> bool {
+    b.is_valid() && triangle_overlaps_box(tri, b, b.center(), b.size() * 0.5)
+}
+
+/// [`triangle_overlaps_aabb`] for a valid box `b` with its centre `c` and half size `h`, which
+/// a query computes once for all its candidates.
+#[inline(always)]
+pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) -> bool {
     let [t0, t1, t2] = tri;
-    if !(b.is_valid() && t0.is_finite() && t1.is_finite() && t2.is_finite()) {
+    if !(t0.is_finite() && t1.is_finite() && t2.is_finite()) {
         return false;
     }
     // Box axes on raw coordinates: exactly the bounding-box overlap.
     if !(t0.min(t1).min(t2).cmple(b.max).all() && t0.max(t1).max(t2).cmpge(b.min).all()) {
         return false;
     }
-    let c = b.center();
-    let h = b.size() * 0.5;
     let (v0, v1, v2) = (t0 - c, t1 - c, t2 - c);
     let edges = [v1 - v0, v2 - v1, v0 - v2];
-    // Nine cross-product axes: each edge crossed with each box axis.
+    // Nine cross-product axes: each edge crossed with each box axis. Each axis has a zero
+    // component, left out of the dot products: `0 * x` adds an exact zero for finite `x`, so the
+    // sums are bit for bit those of the full dot products, in a third fewer operations.
+    let separated = |p: [f32; 3], r: f32| p[0].min(p[1]).min(p[2]) > r || p[0].max(p[1]).max(p[2]) < -r;
+    let v = [v0, v1, v2];
     for e in edges {
-        for axis in [Vec3::new(0.0, -e.z, e.y), Vec3::new(e.z, 0.0, -e.x), Vec3::new(-e.y, e.x, 0.0)] {
-            let (p0, p1, p2) = (v0.dot(axis), v1.dot(axis), v2.dot(axis));
-            let r = h.dot(axis.abs());
-            if p0.min(p1).min(p2) > r || p0.max(p1).max(p2) < -r {
-                return false;
-            }
+        // Axis (0, -e.z, e.y).
+        if separated(v.map(|v| -e.z * v.y + e.y * v.z), h.y * e.z.abs() + h.z * e.y.abs()) {
+            return false;
+        }
+        // Axis (e.z, 0, -e.x).
+        if separated(v.map(|v| e.z * v.x + -e.x * v.z), h.x * e.z.abs() + h.z * e.x.abs()) {
+            return false;
+        }
+        // Axis (-e.y, e.x, 0).
+        if separated(v.map(|v| -e.y * v.x + e.x * v.y), h.x * e.y.abs() + h.y * e.x.abs()) {
+            return false;
         }
     }
     // The triangle's plane against the box.
@@ -248,6 +262,48 @@ mod tests {
         assert_eq!(ray_triangle(&bad, [Vec3::ZERO, Vec3::X, Vec3::Z], 10.0), None);
         let huge = [Vec3::splat(-3e38), Vec3::new(3e38, -3e38, 3e38), Vec3::new(-3e38, 3e38, 3e38)];
         let _ = ray_triangle(&ray, huge, f32::INFINITY);
+    }
+
+    /// The separating-axis test with full dot products, as it was before the zero components
+    /// were left out.
+    fn overlaps_with_full_dots(tri: [Vec3; 3], b: &Aabb) -> bool {
+        let [t0, t1, t2] = tri;
+        if !(t0.min(t1).min(t2).cmple(b.max).all() && t0.max(t1).max(t2).cmpge(b.min).all()) {
+            return false;
+        }
+        let (c, h) = (b.center(), b.size() * 0.5);
+        let (v0, v1, v2) = (t0 - c, t1 - c, t2 - c);
+        let edges = [v1 - v0, v2 - v1, v0 - v2];
+        for e in edges {
+            for axis in [Vec3::new(0.0, -e.z, e.y), Vec3::new(e.z, 0.0, -e.x), Vec3::new(-e.y, e.x, 0.0)] {
+                let (p0, p1, p2) = (v0.dot(axis), v1.dot(axis), v2.dot(axis));
+                let r = h.dot(axis.abs());
+                if p0.min(p1).min(p2) > r || p0.max(p1).max(p2) < -r {
+                    return false;
+                }
+            }
+        }
+        let n = edges[0].cross(edges[1]);
+        n.dot(v0).abs() <= h.dot(n.abs())
+    }
+
+    #[test]
+    fn box_test_equals_full_dot_products() {
+        // Corners on a quarter grid around a unit box, so many triangles touch it exactly.
+        let unit = Aabb::new(Vec3::ZERO, Vec3::ONE);
+        let mut seed = 777u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 40) % 17) as f32 * 0.25 - 1.5
+        };
+        let mut touching = 0;
+        for _ in 0..20000 {
+            let tri = [0; 3].map(|_| Vec3::new(next(), next(), next()));
+            let expected = overlaps_with_full_dots(tri, &unit);
+            assert_eq!(triangle_overlaps_aabb(tri, &unit), expected, "{tri:?}");
+            touching += usize::from(expected);
+        }
+        assert!(touching > 1000, "{touching}");
     }
 
     #[test]

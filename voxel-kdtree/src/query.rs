@@ -5,7 +5,7 @@
 
 use voxel_core::{Aabb, Ray, TriangleSource};
 
-use crate::intersect::{Sheared, triangle_overlaps_aabb, triangle_projected, with_major_axis};
+use crate::intersect::{Sheared, triangle_overlaps_box, triangle_projected, with_major_axis};
 use crate::{KdTree, Node};
 
 /// Relative widening of every segment bound, in units of the coordinates involved: 64 `f32`
@@ -104,7 +104,7 @@ impl RayHit {
 impl KdTree {
     /// The triangles whose leaves' volumes overlap `query` (closed boxes: touching counts), in
     /// traversal order, written to `out` (cleared first). A superset of the triangles whose
-    /// bounding boxes overlap `query`; filter with [`triangle_overlaps_aabb`] or call
+    /// bounding boxes overlap `query`; filter with [`triangle_overlaps_aabb`](crate::triangle_overlaps_aabb) or call
     /// [`KdTree::query_aabb_exact`] for the exact set. An empty or NaN box gives nothing.
     ///
     /// The source is not needed: the candidates come from the tree alone.
@@ -127,8 +127,9 @@ impl KdTree {
         if !self.matches(source) || !query.is_valid() {
             return;
         }
+        let (centre, half) = (query.center(), query.size() * 0.5);
         self.walk_aabb(query, scratch, |id| {
-            if triangle_overlaps_aabb(source.triangle_positions(id), query) {
+            if triangle_overlaps_box(source.triangle_positions(id), query, centre, half) {
                 out.push(id);
             }
         });
