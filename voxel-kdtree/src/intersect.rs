@@ -201,11 +201,13 @@ pub fn triangle_overlaps_aabb(tri: [Vec3; 3], b: &Aabb) -> bool {
 #[inline(always)]
 pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) -> bool {
     let [t0, t1, t2] = tri;
-    if !(t0.is_finite() && t1.is_finite() && t2.is_finite()) {
+    // Box axes on raw coordinates: exactly the bounding-box overlap. First, as it rejects most
+    // candidates of a box query; a non-finite corner can slip through it (`min` and `max` skip
+    // NaN) but not through the check after it.
+    if !(t0.min(t1).min(t2).cmple(b.max).all() && t0.max(t1).max(t2).cmpge(b.min).all()) {
         return false;
     }
-    // Box axes on raw coordinates: exactly the bounding-box overlap.
-    if !(t0.min(t1).min(t2).cmple(b.max).all() && t0.max(t1).max(t2).cmpge(b.min).all()) {
+    if !(t0.is_finite() && t1.is_finite() && t2.is_finite()) {
         return false;
     }
     let (v0, v1, v2) = (t0 - c, t1 - c, t2 - c);
@@ -304,6 +306,13 @@ mod tests {
             touching += usize::from(expected);
         }
         assert!(touching > 1000, "{touching}");
+        // A non-finite corner passes the bounding-box step (`min` and `max` skip NaN) and must
+        // still be refused.
+        let inside = [Vec3::splat(0.5), Vec3::new(0.6, 0.5, 0.5)];
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let tri = [Vec3::new(bad, 0.5, 0.5), inside[0], inside[1]];
+            assert!(!triangle_overlaps_aabb(tri, &unit), "{tri:?}");
+        }
     }
 
     #[test]
