@@ -355,12 +355,6 @@ impl<const N: usize> Row<N> {
         (0..N).all(|w| self.0[w] & mask.0[w] == mask.0[w])
     }
 
-    /// The lowest set bit.
-    #[inline(always)]
-    fn lowest(self) -> Option<usize> {
-        (0..N).find(|&w| self.0[w] != 0).map(|w| w * 64 + self.0[w].trailing_zeros() as usize)
-    }
-
     /// The first clear bit at or above `from` (`N * 64` when none is).
     #[inline(always)]
     fn first_clear(self, from: usize) -> usize {
@@ -379,41 +373,100 @@ fn scan_narrow<const V_FIRST: bool, const N: usize>(
 ) {
     let (left, down) = (&slice.same_left[..], &slice.same_down[..]);
     for v in v_range.clone() {
-        let mut here = Row::<N>::load(work, v);
-        while let Some(u0) = here.lowest() {
-            if out.len() >= limit {
-                return;
-            }
-            let (mask, u1, v1) = if V_FIRST {
-                let bit = Row::<N>::span(u0, u0 + 1);
-                let mut acc = here.and(Row::load(left, v));
-                let mut v1 = v + 1;
-                while v1 < v_range.end && Row::load(work, v1).and(Row::load(down, v1)).covers(bit) {
-                    acc = acc.and(Row::load(work, v1)).and(Row::load(left, v1));
-                    v1 += 1;
+        for w in 0..N {
+            loop {
+                let i = v * N + w;
+                let bits = work[i];
+                if bits == 0 {
+                    break;
                 }
-                let u1 = acc.first_clear(u0 + 1);
-                (Row::<N>::span(u0, u1), u1, v1)
-            } else {
-                let u1 = here.and(Row::load(left, v)).first_clear(u0 + 1);
-                let mask = Row::<N>::span(u0, u1);
-                let mut v1 = v + 1;
-                while v1 < v_range.end && Row::load(work, v1).and(Row::load(down, v1)).covers(mask) {
-                    v1 += 1;
+                if out.len() >= limit {
+                    return;
                 }
-                (mask, u1, v1)
-            };
-            here = here.and_not(mask);
-            here.store(work, v);
-            for vv in v + 1..v1 {
-                Row::load(work, vv).and_not(mask).store(work, vv);
+                let b0 = bits.trailing_zeros();
+                let u0 = w * 64 + b0 as usize;
+                // Most rectangles stay inside one word: grown and cleared there with one word
+                // per row. One that reaches the word's top with another word after it takes the
+                // whole-row path.
+                let above = u64::MAX << b0 << 1;
+                let (mask, u1, v1) = if V_FIRST {
+                    let bit = 1u64 << b0;
+                    let mut acc = bits & left[i];
+                    let mut v1 = v + 1;
+                    while v1 < v_range.end && work[v1 * N + w] & down[v1 * N + w] & bit != 0 {
+                        acc &= work[v1 * N + w] & left[v1 * N + w];
+                        v1 += 1;
+                    }
+                    let end = !acc & above;
+                    if end == 0 && w + 1 < N {
+                        let (mask, u1) = wide_run::<N>(work, left, v..v1, u0);
+                        clear(work, mask, v..v1);
+                        push(out, u0, u1, v, v1);
+                        continue;
+                    }
+                    let top = if end == 0 { 64 } else { end.trailing_zeros() };
+                    (word_span(b0, top), w * 64 + top as usize, v1)
+                } else {
+                    let end = !(bits & left[i]) & above;
+                    if end == 0 && w + 1 < N {
+                        let u1 = Row::<N>::load(work, v).and(Row::load(left, v)).first_clear(u0 + 1);
+                        let mask = Row::<N>::span(u0, u1);
+                        let mut v1 = v + 1;
+                        while v1 < v_range.end && Row::load(work, v1).and(Row::load(down, v1)).covers(mask) {
+                            v1 += 1;
+                        }
+                        clear(work, mask, v..v1);
+                        push(out, u0, u1, v, v1);
+                        continue;
+                    }
+                    let top = if end == 0 { 64 } else { end.trailing_zeros() };
+                    let mask = word_span(b0, top);
+                    let mut v1 = v + 1;
+                    while v1 < v_range.end && work[v1 * N + w] & down[v1 * N + w] & mask == mask {
+                        v1 += 1;
+                    }
+                    (mask, w * 64 + top as usize, v1)
+                };
+                for vv in v..v1 {
+                    work[vv * N + w] &= !mask;
+                }
+                push(out, u0, u1, v, v1);
             }
-            // Below 2^24 (the mesher's volume limit).
-            #[allow(clippy::cast_possible_truncation)]
-            let [u0, u1, v0, v1] = [u0, u1, v, v1].map(|c| c as u32);
-            out.push(Rect { u0, u1, v0, v1, material: 0 });
         }
     }
+}
+
+/// Bits `[lo, hi)` of one word, `lo < hi <= 64`.
+#[inline(always)]
+fn word_span(lo: u32, hi: u32) -> u64 {
+    (u64::MAX << lo) & !u64::MAX.checked_shl(hi).unwrap_or(0)
+}
+
+/// The `u` extent of a rectangle grown along `v` first over rows `rows` from `u0`, whose run
+/// crosses a word boundary: the columns that continue the material in every row.
+fn wide_run<const N: usize>(work: &[u64], left: &[u64], rows: Range<usize>, u0: usize) -> (Row<N>, usize) {
+    let mut acc = Row::<N>::load(work, rows.start).and(Row::load(left, rows.start));
+    for vv in rows.start + 1..rows.end {
+        acc = acc.and(Row::load(work, vv)).and(Row::load(left, vv));
+    }
+    let u1 = acc.first_clear(u0 + 1);
+    (Row::span(u0, u1), u1)
+}
+
+/// Clears `mask` in rows `rows`.
+#[inline(always)]
+fn clear<const N: usize>(work: &mut [u64], mask: Row<N>, rows: Range<usize>) {
+    for vv in rows {
+        Row::load(work, vv).and_not(mask).store(work, vv);
+    }
+}
+
+#[inline(always)]
+fn push(out: &mut Vec<Rect>, u0: usize, u1: usize, v0: usize, v1: usize) {
+    // Below 2^24 (the mesher's volume limit).
+    #[allow(clippy::cast_possible_truncation)]
+    let [u0, u1, v0, v1] = [u0, u1, v0, v1].map(|c| c as u32);
+    out.push(Rect { u0, u1, v0, v1, material: 0 });
 }
 
 /// The first `u >= from` whose bit in `bits` is clear (`bits.len() * 64` when none is).
