@@ -282,7 +282,7 @@ fn pair<O, B>(
     group.finish();
 }
 
-/// The one `unsafe` of voxel-mesh: inside bits packed with SSE2. The baseline meshes the same
+/// The `unsafe` of voxel-mesh's packing: inside bits packed with SSE2. The baseline meshes the same
 /// voxels under a phase table with two extra solid materials that never occur (250, 252), which
 /// gives the same mesh but has too many holes for the SSE2 path, so it takes the portable loop.
 fn inside_bits_group(c: &mut Criterion, name: &str, cases: &[Case]) {

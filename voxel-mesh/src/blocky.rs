@@ -16,7 +16,8 @@ use crate::{Mesh, MeshError, MeshOptions, Mesher, Surface, VertexBlend};
 impl Mesher {
     /// Meshes the visible faces of the inside voxels of `region`, merged greedily into
     /// rectangles of one material: per slice, the fewest of four scan orders, so never more
-    /// quads than a single-order greedy mesher such as block-mesh's `greedy_quads`.
+    /// quads than any of those four ascending greedy scans, one of which is block-mesh's
+    /// `greedy_quads`.
     ///
     /// The output is the same [`Mesh`] as [`Mesher::surface_nets`]: each rectangle is a quad with its
     /// own four vertices, normals are the face normals, and every vertex carries the face's
@@ -102,8 +103,11 @@ impl Mesher {
         out: &mut Vec<Face>,
     ) -> Result<(), MeshError> {
         out.clear();
+        // After the checks every mesher makes (an empty region is empty, whatever its length),
+        // before any read.
         let longest = region.size().max_element();
-        if longest > Face::MAX_AXIS {
+        if !region.is_empty() && longest > Face::MAX_AXIS {
+            self.check(region)?;
             return Err(MeshError::AxisTooLong { length: longest, limit: Face::MAX_AXIS });
         }
         let mut scratch_mesh = Mesh::new();
@@ -127,17 +131,17 @@ impl Mesher {
         out.begin(0);
         let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
         let mut emit = Emitter { origin: g.origin.as_vec3(), out, normals: options.normals, blend: options.blend };
-        let Mesher { voxels, rows, slices, greedy, .. } = self;
+        let Mesher { voxels, rows, slices, greedy, inside, .. } = self;
         let material = |x: usize, y: usize, z: usize| voxels[g.voxel(x, y, z)].material;
         let words = g.words;
-        // Models of one material (and chunks of one) merge on the face bits alone. Every voxel
-        // with a negative distance having that material is a cheap, conservative test of it
-        // (it stops at the first other material).
+        // Models of one material (and chunks of one) merge on the face bits alone: every inside
+        // voxel of the padded read having one material (the test stops at the first other).
+        let is_inside = |v: &Voxel| v.distance < 0 && inside[usize::from(v.material)];
         let only = voxels
             .iter()
-            .find(|v| v.distance < 0)
+            .find(|v| is_inside(v))
             .map(|v| v.material)
-            .filter(|&m| voxels.iter().all(|v| v.distance >= 0 || v.material == m));
+            .filter(|&m| voxels.iter().all(|v| !is_inside(v) || v.material == m));
 
         // Faces across y (slice y, one row along x per z), then across z (slice z, one row per y).
         layer_faces::<1>(g, rows, slices, greedy, only, &material, &mut emit);
@@ -377,9 +381,10 @@ impl Face {
         [self.0 as u16, (self.0 >> 16) as u16, (self.0 >> 32) as u16]
     }
 
-    /// The inside voxel the face belongs to, given the meshed region's minimum.
+    /// The inside voxel the face belongs to, given the meshed region's minimum (wrapping past
+    /// `i32::MAX`, which no meshable region reaches).
     pub fn voxel(self, region_min: IVec3) -> IVec3 {
-        region_min + IVec3::from_array(self.offset().map(i32::from))
+        region_min.wrapping_add(IVec3::from_array(self.offset().map(i32::from)))
     }
 
     /// The direction the face looks toward: 0 `-x`, 1 `+x`, 2 `-y`, 3 `+y`, 4 `-z`, 5 `+z`.

@@ -147,6 +147,15 @@ impl Mesher {
         }
     }
 
+    /// The coordinate check every mesher makes on a non-empty region.
+    pub(crate) fn check(&self, region: VoxelBox) -> Result<(), MeshError> {
+        let limit = IVec3::splat(MAX_COORDINATE);
+        if region.min.cmplt(-limit).any() || region.max.cmpgt(limit).any() {
+            return Err(MeshError::CoordinateOutOfRange(region));
+        }
+        Ok(())
+    }
+
     /// Checks `region`, reads it with one voxel of padding on every side and packs the inside bits.
     ///
     /// Returns `None` (and leaves `out` empty) when there is nothing to mesh: an empty region, a
@@ -162,10 +171,7 @@ impl Mesher {
         if region.is_empty() {
             return Ok(None);
         }
-        let limit = IVec3::splat(MAX_COORDINATE);
-        if region.min.cmplt(-limit).any() || region.max.cmpgt(limit).any() {
-            return Err(MeshError::CoordinateOutOfRange(region));
-        }
+        self.check(region)?;
         let padded = region.grow(1);
         let volume = padded.volume();
         if volume > MAX_MESH_VOLUME {

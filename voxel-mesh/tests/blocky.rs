@@ -409,4 +409,30 @@ fn face_list_of_bad_or_empty_regions() {
     let empty = VoxelBox::from_min_size(IVec3::ONE, IVec3::ZERO);
     Mesher::new().face_list(&field, empty, voxel_mesh::Surface::Solid, &mut faces).unwrap();
     assert!(faces.is_empty());
+    // Offsets past i32::MAX wrap instead of panicking (no meshable region gets there).
+    let wrapped = voxel_mesh::Face::new([65535, 0, 0], 1, 2).voxel(IVec3::splat(i32::MAX));
+    assert_eq!(wrapped.x, i32::MIN + 65534);
+    // Empty is empty, however long: as the other meshers.
+    let long_and_empty = VoxelBox::new(IVec3::ZERO, IVec3::new(100_000, 0, 1));
+    Mesher::new().face_list(&field, long_and_empty, voxel_mesh::Surface::Solid, &mut faces).unwrap();
+    assert!(faces.is_empty());
+}
+
+/// The longest region a face list takes: the last voxel's offset is 65535; one voxel more is an
+/// error.
+#[test]
+fn face_list_at_the_axis_limit() {
+    let limit = voxel_mesh::Face::MAX_AXIS;
+    let region = VoxelBox::from_min_size(IVec3::new(-7, 3, 5), IVec3::new(limit, 1, 1));
+    let last = IVec3::new(region.max.x - 1, 3, 5);
+    let field =
+        VoxelGrid::from_fn(region.grow(2), |p| if p == last { Voxel::new(-50, 9) } else { Voxel::EMPTY }).unwrap();
+    let mut faces = Vec::new();
+    Mesher::new().face_list(&field, region, voxel_mesh::Surface::Solid, &mut faces).unwrap();
+    assert_eq!(faces.len(), 6);
+    assert!(faces.iter().all(|f| f.offset() == [65535, 0, 0] && f.voxel(region.min) == last && f.material() == 9));
+    let longer = VoxelBox::from_min_size(region.min, IVec3::new(limit + 1, 1, 1));
+    let err = Mesher::new().face_list(&field, longer, voxel_mesh::Surface::Solid, &mut faces).unwrap_err();
+    assert_eq!(err, voxel_mesh::MeshError::AxisTooLong { length: limit + 1, limit });
+    assert!(faces.is_empty());
 }
