@@ -374,12 +374,11 @@ fn scan_narrow<const V_FIRST: bool, const N: usize>(
     let (left, down) = (&slice.same_left[..], &slice.same_down[..]);
     for v in v_range.clone() {
         for w in 0..N {
-            loop {
-                let i = v * N + w;
-                let bits = work[i];
-                if bits == 0 {
-                    break;
-                }
+            let i = v * N + w;
+            // The word stays in a register between rectangles (reloading it after the store
+            // that cleared the last one waited on store forwarding every rectangle).
+            let mut bits = work[i];
+            while bits != 0 {
                 if out.len() >= limit {
                     return;
                 }
@@ -402,6 +401,7 @@ fn scan_narrow<const V_FIRST: bool, const N: usize>(
                         let (mask, u1) = wide_run::<N>(work, left, v..v1, u0);
                         clear(work, mask, v..v1);
                         push(out, u0, u1, v, v1);
+                        bits = work[i];
                         continue;
                     }
                     let top = if end == 0 { 64 } else { end.trailing_zeros() };
@@ -417,6 +417,7 @@ fn scan_narrow<const V_FIRST: bool, const N: usize>(
                         }
                         clear(work, mask, v..v1);
                         push(out, u0, u1, v, v1);
+                        bits = work[i];
                         continue;
                     }
                     let top = if end == 0 { 64 } else { end.trailing_zeros() };
@@ -427,7 +428,9 @@ fn scan_narrow<const V_FIRST: bool, const N: usize>(
                     }
                     (mask, w * 64 + top as usize, v1)
                 };
-                for vv in v..v1 {
+                bits &= !mask;
+                work[i] = bits;
+                for vv in v + 1..v1 {
                     work[vv * N + w] &= !mask;
                 }
                 push(out, u0, u1, v, v1);
