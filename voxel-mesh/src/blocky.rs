@@ -243,9 +243,7 @@ fn layer_faces<const AXIS: usize>(
 /// and, when asked, its normal and blend weights. Faces come in (y, z, x word, direction, x) order.
 fn unit_faces<const NORMALS: bool, const BLEND: bool>(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Mesh) {
     let words = g.words;
-    // Words from a row to its neighbour rows across y and z.
-    let (dy, dz) = (g.nz * words, words);
-    let (own_first, own_last) = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
+    let owned = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
     // Local coordinates are below 2^24 and the origin within 2^21: every sum below is an exact
     // integer in f32, so the corners are the same bits whatever the order of the additions.
     #[allow(clippy::cast_precision_loss)]
@@ -263,23 +261,9 @@ fn unit_faces<const NORMALS: bool, const BLEND: bool>(g: Padded, rows: &[u64], v
                 voxels: &voxels[g.voxel(0, y, z)..g.voxel(0, y, z) + g.nx],
             };
             for w in 0..words {
-                // Only the first and the last word hold voxels the region does not own.
-                let own = if w == 0 { own_first } else { u64::MAX } & if w + 1 == words { own_last } else { u64::MAX };
-                let s = rows[r + w] & own;
-                if s == 0 {
+                let Some(faces) = word_faces(g, rows, r, w, owned) else {
                     continue;
-                }
-                let prev = if w > 0 { rows[r + w - 1] >> 63 } else { 0 };
-                let next = if w + 1 < words { rows[r + w + 1] << 63 } else { 0 };
-                // Bit x of each neighbour word holds the voxel beside voxel x in that direction.
-                let faces = [
-                    s & !((rows[r + w] << 1) | prev),
-                    s & !((rows[r + w] >> 1) | next),
-                    s & !rows[r - dy + w],
-                    s & !rows[r + dy + w],
-                    s & !rows[r - dz + w],
-                    s & !rows[r + dz + w],
-                ];
+                };
                 row.emit::<0, NORMALS, BLEND>(faces[0], w, out);
                 row.emit::<1, NORMALS, BLEND>(faces[1], w, out);
                 row.emit::<2, NORMALS, BLEND>(faces[2], w, out);
@@ -294,8 +278,7 @@ fn unit_faces<const NORMALS: bool, const BLEND: bool>(g: Padded, rows: &[u64], v
 /// [`Mesher::face_list`]: the pass of [`unit_faces`], writing one [`Face`] per face.
 fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
     let words = g.words;
-    let (dy, dz) = (g.nz * words, words);
-    let (own_first, own_last) = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
+    let owned = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
     let direction_bits: [u64; 6] = core::array::from_fn(|d| (d as u64) << 48);
     for y in 1..g.ny - 1 {
         for z in 1..g.nz - 1 {
@@ -305,21 +288,9 @@ fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
             // checked the axes.
             let row_bits = ((y as u64 - 1) << 16) | ((z as u64 - 1) << 32);
             for w in 0..words {
-                let own = if w == 0 { own_first } else { u64::MAX } & if w + 1 == words { own_last } else { u64::MAX };
-                let s = rows[r + w] & own;
-                if s == 0 {
+                let Some(faces) = word_faces(g, rows, r, w, owned) else {
                     continue;
-                }
-                let prev = if w > 0 { rows[r + w - 1] >> 63 } else { 0 };
-                let next = if w + 1 < words { rows[r + w + 1] << 63 } else { 0 };
-                let faces = [
-                    s & !((rows[r + w] << 1) | prev),
-                    s & !((rows[r + w] >> 1) | next),
-                    s & !rows[r - dy + w],
-                    s & !rows[r + dy + w],
-                    s & !rows[r - dz + w],
-                    s & !rows[r + dz + w],
-                ];
+                };
                 // Room for the word's faces first, then each face one 8-byte store at an index
                 // kept in a register: pushing reloads the length through memory every face, and
                 // zeroing the room first (the safe `resize`) cost 15% on face-dense models
@@ -420,6 +391,33 @@ impl Face {
         let voxel = self.voxel(region_min).as_vec3();
         offsets.map(|[x, y, z]| voxel + Vec3::new(f32::from(x as u8), f32::from(y as u8), f32::from(z as u8)))
     }
+}
+
+/// The visible faces in word `w` of row `r` toward the six directions (0: -x, 1: +x, 2: -y,
+/// 3: +y, 4: -z, 5: +z): bit x is set when voxel x is inside, the region owns it and its
+/// neighbour that way is not inside. `owned` holds the region's bits of the first and the last
+/// word (the others are all owned). `None` when the word has no owned inside voxel.
+#[inline(always)]
+fn word_faces(g: Padded, rows: &[u64], r: usize, w: usize, owned: (u64, u64)) -> Option<[u64; 6]> {
+    let words = g.words;
+    // Words from a row to its neighbour rows across y and z.
+    let (dy, dz) = (g.nz * words, words);
+    let own = if w == 0 { owned.0 } else { u64::MAX } & if w + 1 == words { owned.1 } else { u64::MAX };
+    let s = rows[r + w] & own;
+    if s == 0 {
+        return None;
+    }
+    let prev = if w > 0 { rows[r + w - 1] >> 63 } else { 0 };
+    let next = if w + 1 < words { rows[r + w + 1] << 63 } else { 0 };
+    // Bit x of each neighbour word holds the voxel beside voxel x in that direction.
+    Some([
+        s & !((rows[r + w] << 1) | prev),
+        s & !((rows[r + w] >> 1) | next),
+        s & !rows[r - dy + w],
+        s & !rows[r + dy + w],
+        s & !rows[r - dz + w],
+        s & !rows[r + dz + w],
+    ])
 }
 
 /// What the faces of one x row share: the y and z of their corners (the voxel's and the next

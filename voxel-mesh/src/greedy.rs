@@ -124,6 +124,18 @@ impl GreedyScratch {
 }
 
 impl Slice {
+    /// A copy of `faces` with both neighbour masks clear.
+    fn reset(&mut self, faces: &[u64], words: usize) {
+        self.words = words;
+        self.rows = faces.len() / words;
+        self.faces.clear();
+        self.faces.extend_from_slice(faces);
+        for mask in [&mut self.same_left, &mut self.same_down] {
+            mask.clear();
+            mask.resize(faces.len(), 0);
+        }
+    }
+
     /// Copies `faces` and marks which faces continue their left and lower neighbour's material.
     fn classify(
         &mut self,
@@ -134,14 +146,7 @@ impl Slice {
         material: &impl Fn(usize, usize) -> u8,
         row_materials: &mut [Vec<u8>; 2],
     ) {
-        self.words = words;
-        self.rows = faces.len() / words;
-        self.faces.clear();
-        self.faces.extend_from_slice(faces);
-        self.same_left.clear();
-        self.same_left.resize(faces.len(), 0);
-        self.same_down.clear();
-        self.same_down.resize(faces.len(), 0);
+        self.reset(faces, words);
         for m in row_materials.iter_mut() {
             m.clear();
             m.resize(nu.max(words * 64), 0);
@@ -174,14 +179,7 @@ impl Slice {
     /// As [`Slice::classify`] when every face has one material: neighbours are the same material
     /// exactly when they are faces, a few bit operations per word.
     fn classify_one_material(&mut self, faces: &[u64], words: usize, v_range: Range<usize>) {
-        self.words = words;
-        self.rows = faces.len() / words;
-        self.faces.clear();
-        self.faces.extend_from_slice(faces);
-        self.same_left.clear();
-        self.same_left.resize(faces.len(), 0);
-        self.same_down.clear();
-        self.same_down.resize(faces.len(), 0);
+        self.reset(faces, words);
         for v in v_range.clone() {
             for w in 0..words {
                 let i = v * words + w;

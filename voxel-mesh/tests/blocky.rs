@@ -119,6 +119,15 @@ impl block_mesh::MergeVoxel for Block {
     }
 }
 
+/// `field` with every inside voxel of material 3 (the merge's one-material path).
+fn one_material_copy(field: &VoxelGrid) -> VoxelGrid {
+    VoxelGrid::from_fn(field.grid_bounds(), |p| {
+        let v = field.get(p);
+        if v.distance < 0 { Voxel::new(v.distance, 3) } else { v }
+    })
+    .unwrap()
+}
+
 /// How many quads block-mesh's `greedy_quads` makes for the solid voxels of `region`.
 fn block_mesh_greedy_quads(source: &impl VoxelSource, region: VoxelBox) -> usize {
     use block_mesh::ndshape::{RuntimeShape, Shape};
@@ -187,11 +196,7 @@ proptest! {
         let region = VoxelBox::from_min_size(IVec3::new(4, -2, 9), IVec3::new(x_size, size, size + 1));
         let mut field = if noise { random_blocks(seed, region.grow(1), density) } else { random_boxes(seed, region.grow(1), boxes) };
         if one_material {
-            field = VoxelGrid::from_fn(region.grow(1), |p| {
-                let v = field.get(p);
-                if v.distance < 0 { Voxel::new(v.distance, 3) } else { v }
-            })
-            .unwrap();
+            field = one_material_copy(&field);
         }
         let mut mesh = Mesh::new();
         Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
@@ -210,11 +215,7 @@ fn greedy_on_rows_of_many_words() {
         let region = VoxelBox::from_min_size(IVec3::new(-140, 0, 3), IVec3::new(300, 7, 9));
         let mut field = random_boxes(seed, region.grow(1), 400);
         if seed % 2 == 0 {
-            field = VoxelGrid::from_fn(region.grow(1), |p| {
-                let v = field.get(p);
-                if v.distance < 0 { Voxel::new(v.distance, 3) } else { v }
-            })
-            .unwrap();
+            field = one_material_copy(&field);
         }
         let mut mesh = Mesh::new();
         Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
@@ -226,9 +227,10 @@ fn greedy_on_rows_of_many_words() {
     }
 }
 
-#[test]
-fn greedy_on_vox_models_makes_no_more_quads_than_block_mesh() {
-    let mut checked = 0;
+/// Every readable `.vox` model of the test data that fits one mesh, with its bounds and greedy
+/// mesh.
+fn meshed_vox_models() -> Vec<(std::path::PathBuf, voxel_store::VoxelStore, VoxelBox, Mesh)> {
+    let mut models = Vec::new();
     for file in voxel_testdata::data_files("voxels/vox", &["vox"]) {
         let Ok(store) = voxel_store::vox::load(&file) else {
             continue; // The deliberately malformed file is voxel-store's test.
@@ -236,15 +238,21 @@ fn greedy_on_vox_models_makes_no_more_quads_than_block_mesh() {
         let region = store.bounds().expect("bounds");
         let mut mesh = Mesh::new();
         match Mesher::new().blocky(&store, region, &MeshOptions::default(), &mut mesh) {
-            Ok(()) => {}
-            Err(voxel_mesh::MeshError::RegionTooLarge { .. }) => continue,
+            Ok(()) => models.push((file, store, region, mesh)),
+            Err(voxel_mesh::MeshError::RegionTooLarge { .. }) => {}
             Err(e) => panic!("{}: {e}", file.display()),
         }
+    }
+    assert!(!models.is_empty(), "no readable model");
+    models
+}
+
+#[test]
+fn greedy_on_vox_models_makes_no_more_quads_than_block_mesh() {
+    for (file, store, region, mesh) in meshed_vox_models() {
         let peer = block_mesh_greedy_quads(&store, region);
         assert!(mesh.quad_count() <= peer, "{}: {} quads against {peer}", file.display(), mesh.quad_count());
-        checked += 1;
     }
-    assert!(checked > 0, "no readable model");
 }
 
 #[test]
@@ -265,17 +273,7 @@ fn greedy_merging_makes_one_quad_per_box_face() {
 
 #[test]
 fn vox_models_mesh_into_closed_face_sets() {
-    for file in voxel_testdata::data_files("voxels/vox", &["vox"]) {
-        let Ok(store) = voxel_store::vox::load(&file) else {
-            continue; // The deliberately malformed file is voxel-store's test.
-        };
-        let region = store.bounds().expect("bounds");
-        let mut mesh = Mesh::new();
-        match Mesher::new().blocky(&store, region, &MeshOptions::default(), &mut mesh) {
-            Ok(()) => {}
-            Err(voxel_mesh::MeshError::RegionTooLarge { .. }) => continue,
-            Err(e) => panic!("{}: {e}", file.display()),
-        }
+    for (file, _, _, mesh) in meshed_vox_models() {
         voxel_core::validate_triangles(&mesh).unwrap();
         // Closed surface: the face area towards +axis equals the area towards -axis.
         let mut area = [0f32; 6];
