@@ -6,7 +6,8 @@
 //! splatting weights for four materials, and triangles in quad pairs. Surface Nets meshes of
 //! chunks that tile space join with no crack and no duplicate quad, and a vertex on a chunk border
 //! has the same position and normal in both chunks, bit for bit. Blocky meshes tile with no gap
-//! and no duplicate face.
+//! and no duplicate face; [`Mesher::face_list`] gives the same faces as 8-byte [`Face`] words
+//! instead of a mesh.
 //!
 //! ```
 //! use glam::{IVec3, Vec3};
