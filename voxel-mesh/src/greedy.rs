@@ -26,7 +26,7 @@ pub(crate) struct Rect {
 /// `[v * words..][..words]`, bit `u`.
 #[derive(Clone, Debug, Default)]
 struct Slice {
-    /// The faces left to cover (the scans consume them).
+    /// The faces to cover (each scan consumes a copy).
     faces: Vec<u64>,
     /// Faces whose neighbour at `u - 1` is a face of the same material.
     same_left: Vec<u64>,
