@@ -52,9 +52,10 @@ impl Record {
     }
 }
 
-/// Offset that makes every encoded id the bit pattern of a normal float: arithmetic on the id
-/// lane (the `lo + hi` of [`Record::doubled_mid`]) then never meets a subnormal, which some
-/// processors handle in microcode.
+/// Offset that makes every encoded id the bit pattern of a normal float, so the id lane of the
+/// `lo + hi` in [`Record::doubled_mid`] never starts from a subnormal, which some processors
+/// handle in microcode. (Sums of that lane can still cancel into one where a quad's flag makes
+/// an id negative; the lane is masked off afterwards, so only speed could suffer.)
 const ID_BIAS: u32 = 1 << 23;
 
 /// The id as the bits of a normal `f32`: the low 28 bits plus [`ID_BIAS`] (exponent 1 to 32),
