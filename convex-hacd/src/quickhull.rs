@@ -128,6 +128,8 @@ pub(crate) struct HullScratch {
     flat_indices: Vec<u32>,
     /// Eyes that could not be added because the visible region was not a disc (counted for tests).
     pub(crate) skipped_eyes: usize,
+    /// How many hulls were rebuilt with thicker planes after a fold (a count for tests).
+    pub(crate) fold_rebuilds: usize,
 }
 
 impl HullScratch {
@@ -251,6 +253,7 @@ pub(crate) fn build_hull(
         // take those points in as coplanar; dropped points then stay within eps / 4 of the
         // surface, inside the tolerance promised.
         out.clear();
+        scratch.fold_rebuilds += 1;
         build_3d(points, [a, b, c, d], base, (0.25 * eps).max(tau), scratch, out)?;
         if !faces_outward(points, out, eps) {
             return Err(Degeneracy::Folded);
@@ -740,6 +743,8 @@ mod tests {
         // With planes eps^2 / (4 extent) thick alone, one triangle of the x = -460.28 face (its
         // points scatter by 4e-4 around it) folded over its neighbours, facing into the hull.
         build_hull(&points, eps, &mut scratch, &mut out).unwrap();
+        // The thin planes did fold here, so this exercises the rebuild.
+        assert_eq!(scratch.fold_rebuilds, 1);
         assert!(!out.flat);
         assert!(faces_outward(&points, &out, eps));
         assert_eq!(scratch.skipped_eyes, 0);
