@@ -52,7 +52,8 @@ impl Mesher {
         options: &MeshOptions,
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
-        let Some(g) = self.prepare(source, region, options.surface, out)? else {
+        out.clear();
+        let Some(g) = self.prepare(source, region, options.surface)? else {
             return Ok(());
         };
         // The options are constants inside the face loop, so a face costs no test for them.
@@ -110,8 +111,7 @@ impl Mesher {
             self.check(region)?;
             return Err(MeshError::AxisTooLong { length: longest, limit: Face::MAX_AXIS });
         }
-        let mut scratch_mesh = Mesh::new();
-        let Some(g) = self.prepare(source, region, surface, &mut scratch_mesh)? else {
+        let Some(g) = self.prepare(source, region, surface)? else {
             return Ok(());
         };
         face_rows(g, &self.rows, &self.voxels, out);
@@ -125,7 +125,8 @@ impl Mesher {
         options: &MeshOptions,
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
-        let Some(g) = self.prepare(source, region, options.surface, out)? else {
+        out.clear();
+        let Some(g) = self.prepare(source, region, options.surface)? else {
             return Ok(());
         };
         out.begin(0);

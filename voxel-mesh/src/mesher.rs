@@ -4,7 +4,7 @@ use glam::IVec3;
 use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::greedy::GreedyScratch;
-use crate::{Mesh, MeshError, pack};
+use crate::{MeshError, pack};
 
 /// Largest coordinate a meshed region may reach, in voxels from the origin on every axis.
 ///
@@ -158,16 +158,15 @@ impl Mesher {
 
     /// Checks `region`, reads it with one voxel of padding on every side and packs the inside bits.
     ///
-    /// Returns `None` (and leaves `out` empty) when there is nothing to mesh: an empty region, a
-    /// region the source calls uniform (not read at all), or one that is all inside or all outside.
+    /// Returns `None` when there is nothing to mesh: an empty region, a region the source calls
+    /// uniform (not read at all), or one that is all inside or all outside. Callers clear their
+    /// output first, so it is empty then and after an error.
     pub(crate) fn prepare<S: VoxelSource + ?Sized>(
         &mut self,
         source: &S,
         region: VoxelBox,
         surface: Surface,
-        out: &mut Mesh,
     ) -> Result<Option<Padded>, MeshError> {
-        out.clear();
         if region.is_empty() {
             return Ok(None);
         }

@@ -46,7 +46,8 @@ impl Mesher {
         options: &MeshOptions,
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
-        let Some(g) = self.prepare(source, region, options.surface, out)? else {
+        out.clear();
+        let Some(g) = self.prepare(source, region, options.surface)? else {
             return Ok(());
         };
         let (ncx, ncz) = (g.nx - 1, g.nz - 1);
