@@ -9,15 +9,20 @@
 use glam::{IVec3, Vec3};
 use voxel_core::{Voxel, VoxelBox, VoxelSource};
 
-use crate::greedy::GreedyScratch;
+use crate::greedy::{GreedyScratch, Order};
+
 use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, Surface, VertexBlend};
 
+/// block-mesh's `greedy_quads` order over our x slices (rows along z, one per y): it scans an x
+/// slice y-fastest (our columns) and grows along z (our `u`, the columns' `v`) first.
+const BLOCK_MESH_X: Order = Order { columns: true, v_first: true };
+
 impl Mesher {
     /// Meshes the visible faces of the inside voxels of `region`, merged greedily into
-    /// rectangles of one material: per slice, the fewest of four scan orders, so never more
-    /// quads than any of those four ascending greedy scans, one of which is block-mesh's
-    /// `greedy_quads`.
+    /// rectangles of one material: per slice, the fewer of two ascending greedy scans, ours and
+    /// block-mesh's `greedy_quads` order, so never more quads than `greedy_quads` (or the fewest
+    /// of all four scan orders with [`MeshOptions::fewest_quads`]).
     ///
     /// The output is the same [`Mesh`] as [`Mesher::surface_nets`]: each rectangle is a quad with its
     /// own four vertices, normals are the face normals, and every vertex carries the face's
@@ -145,8 +150,9 @@ impl Mesher {
             .filter(|&m| voxels.iter().all(|v| !is_inside(v) || v.material == m));
 
         // Faces across y (slice y, one row along x per z), then across z (slice z, one row per y).
-        layer_faces::<1>(g, rows, slices, greedy, only, &material, &mut emit);
-        layer_faces::<2>(g, rows, slices, greedy, only, &material, &mut emit);
+        let all = options.fewest_quads;
+        layer_faces::<1>(g, rows, slices, greedy, only, all, &material, &mut emit);
+        layer_faces::<2>(g, rows, slices, greedy, only, all, &material, &mut emit);
         // Faces across x: found within each x row, then transposed into slices x with rows along z,
         // one row per y.
         let zwords = g.nz.div_ceil(64);
@@ -179,7 +185,9 @@ impl Mesher {
                 if slice.iter().all(|&b| b == 0) {
                     continue;
                 }
-                for r in greedy.merge(slice, zwords, g.nz, 1..g.ny - 1, only, |u, v| material(x, v, u)) {
+                for r in
+                    greedy.merge(slice, zwords, g.nz, 1..g.ny - 1, only, BLOCK_MESH_X, all, |u, v| material(x, v, u))
+                {
                     let [u0, u1, v0, v1] = [r.u0, r.u1, r.v0, r.v1].map(|c| c as usize);
                     emit.quad(0, positive, x, [2, u0, u1], [1, v0, v1], r.material);
                 }
@@ -193,15 +201,21 @@ impl Mesher {
 /// The faces across `AXIS` (1: y, 2: z), one slice per layer of that axis, rows along x, one row
 /// per voxel of the remaining axis; merged and emitted. The axis is a constant so the
 /// row arithmetic and the emitter's indexing fold away.
+#[allow(clippy::too_many_arguments)] // Private; the x faces' loop in `greedy_faces` shares them.
 fn layer_faces<const AXIS: usize>(
     g: Padded,
     rows: &[u64],
     slices: &mut Vec<u64>,
     greedy: &mut GreedyScratch,
     only: Option<u8>,
+    all: bool,
     material: &impl Fn(usize, usize, usize) -> u8,
     emit: &mut Emitter<'_>,
 ) {
+    // block-mesh's `greedy_quads` (right-handed, y up) scans a y slice x-fastest (our rows) and
+    // grows along z (our v) first; a z slice x-fastest, growing along x (our u) first, which is
+    // the order every merge tries first.
+    let block_mesh = Order { columns: false, v_first: AXIS == 1 };
     let words = g.words;
     let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
     // (layer, other) to (y, z), and the other axis's extent.
@@ -222,7 +236,7 @@ fn layer_faces<const AXIS: usize>(
                 }
             }
             if any != 0 {
-                let rects = greedy.merge(slices, words, g.nx, 1..others - 1, only, |u, v| {
+                let rects = greedy.merge(slices, words, g.nx, 1..others - 1, only, block_mesh, all, |u, v| {
                     let (y, z) = yz(layer, v);
                     material(u, y, z)
                 });

@@ -53,17 +53,23 @@ pub struct MeshOptions {
     /// Write four splatting weights per vertex ([`VertexBlend`](crate::VertexBlend)). Default:
     /// `false` (physics needs only the dominant material, which is always written).
     pub blend: bool,
+    /// Blocky meshing: try all four greedy scan orders per slice instead of two (ours and
+    /// block-mesh's), for about half a percent fewer quads on ragged models at about one and a
+    /// half times the meshing time. Default: `false`; either way no slice gets more quads than
+    /// block-mesh's `greedy_quads` gives it.
+    pub fewest_quads: bool,
 }
 
 impl Default for MeshOptions {
     fn default() -> Self {
-        Self { surface: Surface::Solid, normals: true, blend: false }
+        Self { surface: Surface::Solid, normals: true, blend: false, fewest_quads: false }
     }
 }
 
 impl MeshOptions {
     /// Positions and dominant materials only: what physics keeps.
-    pub const PHYSICS: MeshOptions = MeshOptions { surface: Surface::Solid, normals: false, blend: false };
+    pub const PHYSICS: MeshOptions =
+        MeshOptions { surface: Surface::Solid, normals: false, blend: false, fewest_quads: false };
 }
 
 /// Scratch buffers reused across calls, so meshing many chunks allocates nothing after warm-up.
