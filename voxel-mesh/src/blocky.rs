@@ -137,17 +137,12 @@ impl Mesher {
         out.begin(0);
         let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
         let mut emit = Emitter { origin: g.origin.as_vec3(), out, normals: options.normals, blend: options.blend };
-        let Mesher { voxels, rows, slices, greedy, inside, .. } = self;
+        let Mesher { voxels, rows, slices, greedy, .. } = self;
         let material = |x: usize, y: usize, z: usize| voxels[g.voxel(x, y, z)].material;
         let words = g.words;
         // Models of one material (and chunks of one) merge on the face bits alone: every inside
-        // voxel of the padded read having one material (the test stops at the first other).
-        let is_inside = |v: &Voxel| v.distance < 0 && inside[usize::from(v.material)];
-        let only = voxels
-            .iter()
-            .find(|v| is_inside(v))
-            .map(|v| v.material)
-            .filter(|&m| voxels.iter().all(|v| !is_inside(v) || v.material == m));
+        // voxel of the padded read has one material (found while packing the inside bits).
+        let only = g.only;
 
         // Faces across y (slice y, one row along x per z), then across z (slice z, one row per y).
         let all = options.fewest_quads;
@@ -292,6 +287,15 @@ fn unit_faces<const NORMALS: bool, const BLEND: bool>(g: Padded, rows: &[u64], v
 
 /// [`Mesher::face_list`]: the pass of [`unit_faces`], writing one [`Face`] per face.
 fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
+    // One material for every face (one-material models and chunks): no read per face.
+    match g.only {
+        Some(m) => face_rows_of::<true>(g, rows, voxels, u64::from(m) << 56, out),
+        None => face_rows_of::<false>(g, rows, voxels, 0, out),
+    }
+}
+
+/// [`face_rows`], with every face of material `one_material` (the top byte) when `ONE`.
+fn face_rows_of<const ONE: bool>(g: Padded, rows: &[u64], voxels: &[Voxel], one_material: u64, out: &mut Vec<Face>) {
     let words = g.words;
     let owned = (range_in_word(0, 1, g.nx - 1), range_in_word(words - 1, 1, g.nx - 1));
     let direction_bits: [u64; 6] = core::array::from_fn(|d| (d as u64) << 48);
@@ -315,12 +319,22 @@ fn face_rows(g: Padded, rows: &[u64], voxels: &[Voxel], out: &mut Vec<Face>) {
                 out.reserve(count);
                 let slots = &mut out.spare_capacity_mut()[..count];
                 let mut k = 0;
+                // The row's voxels from this word's first: bit `b` of a face word is voxel `b` here.
+                let word_voxels = &row_voxels[w * 64..];
+                // Offset x of bit `b` is `w * 64 + b - 1`: the sum wraps below zero only for
+                // `w == 0`, where `b >= 1` (bit 0 is padding) brings it back.
+                let x_bits = (w as u64 * 64).wrapping_sub(1);
                 for (direction, mut f) in direction_bits.into_iter().zip(faces) {
+                    let base = (row_bits | direction).wrapping_add(x_bits);
                     while f != 0 {
-                        let x = w * 64 + f.trailing_zeros() as usize;
+                        let b = f.trailing_zeros() as usize;
                         f &= f - 1;
-                        let material = u64::from(row_voxels[x].material) << 56;
-                        slots[k].write(Face(row_bits | direction | (x as u64 - 1) | material));
+                        // SAFETY: face bits are set only for the region's own voxels, so voxel
+                        // `w * 64 + b` lies inside the row (`word_faces` masks the padding and
+                        // the bits past `nx`); `k < count`, the set bits of `faces`.
+                        let (voxel, slot) = unsafe { (word_voxels.get_unchecked(b), slots.get_unchecked_mut(k)) };
+                        let material = if ONE { one_material } else { u64::from(voxel.material) << 56 };
+                        slot.write(Face(base.wrapping_add(b as u64) | material));
                         k += 1;
                     }
                 }

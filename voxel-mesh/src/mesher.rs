@@ -118,6 +118,9 @@ pub(crate) struct Padded {
     pub(crate) nz: usize,
     /// `u64` words per x row of inside bits.
     pub(crate) words: usize,
+    /// The material of every inside voxel of the padded read, when they share one: blocky
+    /// meshing then reads no material per face.
+    pub(crate) only: Option<u8>,
 }
 
 impl Padded {
@@ -202,18 +205,19 @@ impl Mesher {
         #[allow(clippy::cast_sign_loss)]
         let (nx, ny, nz) = (size.x as usize, size.y as usize, size.z as usize);
         let words = nx.div_ceil(64);
-        let grid = Padded { origin: padded.min, nx, ny, nz, words };
+        let mut grid = Padded { origin: padded.min, nx, ny, nz, words, only: None };
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
-        match self.set {
+        let materials = match self.set {
             Some(set) => pack::stream_set(&self.voxels, &mut self.flags, &mut self.stream, set),
             None => {
                 let inside = &self.inside;
                 pack::stream_with(&self.voxels, &mut self.flags, &mut self.stream, |v| {
                     (v.distance < 0) & inside[v.material as usize]
-                });
+                })
             }
-        }
+        };
+        grid.only = materials.only();
         let (any_inside, any_outside) = pack::any_set_and_clear(&self.stream, self.voxels.len());
         if !any_inside || !any_outside {
             return Ok(None);

@@ -39,18 +39,45 @@ impl MaterialSet {
     }
 }
 
+/// The smallest and largest material among the inside voxels (`lo > hi` when none is inside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct InsideMaterials {
+    pub(crate) lo: u8,
+    pub(crate) hi: u8,
+}
+
+impl InsideMaterials {
+    const NONE: InsideMaterials = InsideMaterials { lo: u8::MAX, hi: 0 };
+
+    /// The material of every inside voxel, when they share one.
+    pub(crate) fn only(self) -> Option<u8> {
+        (self.lo == self.hi).then_some(self.lo)
+    }
+
+    fn add(&mut self, inside: bool, m: u8) {
+        // Branch-free, so the flag loop stays vectorized.
+        self.lo = self.lo.min(if inside { m } else { u8::MAX });
+        self.hi = self.hi.max(if inside { m } else { 0 });
+    }
+}
+
 /// Sets `stream` to one bit per voxel (see [`unstream`]): distance negative and material in
 /// `set`. `flags` is the portable path's scratch (targets without SSE2).
-pub(crate) fn stream_set(voxels: &[Voxel], flags: &mut Vec<u8>, stream: &mut Vec<u64>, set: MaterialSet) {
+pub(crate) fn stream_set(
+    voxels: &[Voxel],
+    flags: &mut Vec<u8>,
+    stream: &mut Vec<u64>,
+    set: MaterialSet,
+) -> InsideMaterials {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         let _ = flags;
         // SAFETY: this is compiled only where the target enables SSE2 (every x86_64 target but
         // the bare-metal ones that turn SIMD off), so the CPU running it has SSE2.
-        unsafe { sse2::stream_set(voxels, stream, set) };
+        unsafe { sse2::stream_set(voxels, stream, set) }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    stream_with(voxels, flags, stream, |v| (v.distance < 0) & set.contains(v.material));
+    stream_with(voxels, flags, stream, |v| (v.distance < 0) & set.contains(v.material))
 }
 
 /// Sets `stream` to one bit per voxel, `inside(v)`: first one flag byte per voxel over the whole
@@ -61,10 +88,13 @@ pub(crate) fn stream_with(
     flags: &mut Vec<u8>,
     stream: &mut Vec<u64>,
     inside: impl Fn(Voxel) -> bool,
-) {
+) -> InsideMaterials {
     flags.resize(voxels.len(), 0);
+    let mut materials = InsideMaterials::NONE;
     for (f, v) in flags.iter_mut().zip(voxels) {
-        *f = u8::from(inside(*v));
+        let i = inside(*v);
+        *f = u8::from(i);
+        materials.add(i, v.material);
     }
     stream.clear();
     stream.resize(voxels.len().div_ceil(64) + 1, 0);
@@ -80,6 +110,7 @@ pub(crate) fn stream_with(
         }
         *out = b;
     }
+    materials
 }
 
 /// Cuts the voxels' bits laid end to end (`stream`: bit `i % 64` of word `i / 64` is voxel `i`,
@@ -130,11 +161,12 @@ pub(crate) fn any_set_and_clear(stream: &[u64], len: usize) -> (bool, bool) {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use core::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-        _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_sub_epi8,
+        __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_max_epu8,
+        _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8,
+        _mm_setzero_si128, _mm_slli_epi16, _mm_srli_epi16, _mm_storeu_si128, _mm_sub_epi8,
     };
 
-    use super::MaterialSet;
+    use super::{InsideMaterials, MaterialSet};
     use voxel_core::Voxel;
 
     /// The voxels as bytes: distance, material, distance, material, ...
@@ -156,10 +188,16 @@ mod sse2 {
         b_on: __m128i,
     }
 
-    /// Inside bits of the 16 voxels in `bytes`.
+    /// Per byte lane, the smallest and largest inside material seen (255 and 0 when none).
+    struct Range {
+        lo: __m128i,
+        hi: __m128i,
+    }
+
+    /// Inside bits of the 16 voxels in `bytes`; their inside materials widen `range`.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn sixteen(bytes: &[u8; 32], set: &Lanes) -> u64 {
+    fn sixteen(bytes: &[u8; 32], set: &Lanes, range: &mut Range) -> u64 {
         // SAFETY: both loads read 16 bytes inside the borrowed 32-byte array (unaligned loads).
         let (lo, hi) = unsafe {
             (_mm_loadu_si128(bytes.as_ptr().cast()), _mm_loadu_si128(bytes.as_ptr().add(16).cast::<__m128i>()))
@@ -175,15 +213,25 @@ mod sse2 {
             _mm_and_si128(_mm_cmpeq_epi8(materials, set.a), set.a_on),
             _mm_and_si128(_mm_cmpeq_epi8(materials, set.b), set.b_on),
         );
-        // The distances' sign bits, kept where the material counts: one mask move.
-        let inside = _mm_andnot_si128(excluded, _mm_and_si128(distances, in_range));
+        // Negative distances where the material counts: all ones per inside voxel.
+        let negative = _mm_cmplt_epi8(distances, _mm_setzero_si128());
+        let inside = _mm_andnot_si128(excluded, _mm_and_si128(negative, in_range));
+        // Outside lanes offer 255 to the minimum and 0 to the maximum.
+        range.lo = _mm_min_epu8(range.lo, _mm_or_si128(materials, _mm_andnot_si128(inside, byte_ones())));
+        range.hi = _mm_max_epu8(range.hi, _mm_and_si128(materials, inside));
         u64::from(_mm_movemask_epi8(inside) as u32)
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn byte_ones() -> __m128i {
+        _mm_set1_epi8(-1)
     }
 
     /// Sets `stream` to the inside bits of every voxel laid end to end, then one zero word:
     /// 64 voxels per word, 16 per SIMD step.
     #[target_feature(enable = "sse2")]
-    pub(super) fn stream_set(voxels: &[Voxel], stream: &mut Vec<u64>, set: MaterialSet) {
+    pub(super) fn stream_set(voxels: &[Voxel], stream: &mut Vec<u64>, set: MaterialSet) -> InsideMaterials {
         let bytes = voxel_bytes(voxels);
         let byte = |v: u8| _mm_set1_epi8(v as i8);
         let on = |slot: Option<u8>| _mm_set1_epi8(if slot.is_some() { -1 } else { 0 });
@@ -195,18 +243,20 @@ mod sse2 {
             b: byte(set.except[1].unwrap_or(0)),
             b_on: on(set.except[1]),
         };
+        let mut range = Range { lo: byte_ones(), hi: _mm_setzero_si128() };
         stream.clear();
         stream.resize(voxels.len().div_ceil(64) + 1, 0);
         // 64 voxels (128 bytes) per word, four SIMD steps written out; the last word takes what
         // is left.
         let mut blocks = bytes.chunks_exact(128);
         for (block, bits) in (&mut blocks).zip(stream.iter_mut()) {
-            let step = |k: usize| {
+            let mut step = |k: usize| {
                 let group: &[u8; 32] = block[32 * k..32 * k + 32].try_into().unwrap_or(&[0; 32]);
-                sixteen(group, &lanes) << (16 * k)
+                sixteen(group, &lanes, &mut range) << (16 * k)
             };
             *bits = step(0) | step(1) | step(2) | step(3);
         }
+        let mut materials = InsideMaterials::NONE;
         let tail = blocks.remainder();
         if let Some(bits) = stream.get_mut(bytes.len() / 128).filter(|_| !tail.is_empty()) {
             let block = tail;
@@ -214,15 +264,27 @@ mod sse2 {
             let mut x = 0;
             for group in &mut groups {
                 // x is a multiple of 16 below 64.
-                *bits |= sixteen(group.try_into().unwrap_or(&[0; 32]), &lanes) << x;
+                *bits |= sixteen(group.try_into().unwrap_or(&[0; 32]), &lanes, &mut range) << x;
                 x += 16;
             }
             for pair in groups.remainder().chunks_exact(2) {
                 let inside = (pair[0] as i8) < 0 && set.contains(pair[1]);
                 *bits |= u64::from(inside) << x;
+                materials.add(inside, pair[1]);
                 x += 1;
             }
         }
+        let (mut lo, mut hi) = ([0u8; 16], [0u8; 16]);
+        // SAFETY: each store writes 16 bytes into a 16-byte array (unaligned store).
+        unsafe {
+            _mm_storeu_si128(lo.as_mut_ptr().cast(), range.lo);
+            _mm_storeu_si128(hi.as_mut_ptr().cast(), range.hi);
+        }
+        for (l, h) in lo.into_iter().zip(hi) {
+            materials.lo = materials.lo.min(l);
+            materials.hi = materials.hi.max(h);
+        }
+        materials
     }
 }
 
@@ -264,9 +326,17 @@ mod tests {
                 let inside: [bool; 256] = core::array::from_fn(|m| table(m as u8));
                 let set = MaterialSet::from_table(&inside).expect("fast-path shape");
                 let (mut fast, mut slow) = (vec![u64::MAX; 3], Vec::new());
-                stream_set(&voxels, &mut Vec::new(), &mut fast, set);
-                stream_with(&voxels, &mut Vec::new(), &mut slow, |v| (v.distance < 0) & inside[v.material as usize]);
+                let fast_range = stream_set(&voxels, &mut Vec::new(), &mut fast, set);
+                let slow_range = stream_with(&voxels, &mut Vec::new(), &mut slow, |v| {
+                    (v.distance < 0) & inside[v.material as usize]
+                });
                 assert_eq!(fast, slow, "nx {nx}, set {set:?}");
+                let counted =
+                    voxels.iter().filter(|v| (v.distance < 0) & inside[v.material as usize]).map(|v| v.material);
+                let want =
+                    InsideMaterials { lo: counted.clone().min().unwrap_or(u8::MAX), hi: counted.max().unwrap_or(0) };
+                assert_eq!(fast_range, want, "nx {nx}, set {set:?}");
+                assert_eq!(slow_range, want, "nx {nx}, set {set:?}");
                 // Rows cut from the stream hold exactly their voxels' bits.
                 let mut rows = vec![u64::MAX; words * rows_count];
                 unstream(&fast, &mut rows, nx, words);

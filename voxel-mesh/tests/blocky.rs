@@ -435,6 +435,8 @@ fn face_list_matches_visible_faces() {
         let region = VoxelBox::from_min_size(IVec3::new(-5, 2, 7), IVec3::new(x_size, 11, 13));
         fields.push((random_blocks(seed, region.grow(1), 40), region));
         fields.push((random_boxes(seed, region.grow(1), 30), region));
+        // One material: the face list writes it without a read per face.
+        fields.push((one_material_copy(&random_boxes(seed + 9, region.grow(1), 30)), region));
     }
     let (mut mesher, mut mesh, mut faces) = (Mesher::new(), Mesh::new(), Vec::new());
     for (field, region) in &fields {
