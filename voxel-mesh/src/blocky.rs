@@ -58,7 +58,7 @@ impl Mesher {
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
         out.clear();
-        let Some(g) = self.prepare(source, region, options.surface)? else {
+        let Some(g) = self.prepare(source, region, options.surface, false)? else {
             return Ok(());
         };
         // The options are constants inside the face loop, so a face costs no test for them.
@@ -116,7 +116,7 @@ impl Mesher {
             self.check(region)?;
             return Err(MeshError::AxisTooLong { length: longest, limit: Face::MAX_AXIS });
         }
-        let Some(g) = self.prepare(source, region, surface)? else {
+        let Some(g) = self.prepare(source, region, surface, true)? else {
             return Ok(());
         };
         face_rows(g, &self.rows, &self.voxels, out);
@@ -131,7 +131,7 @@ impl Mesher {
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
         out.clear();
-        let Some(g) = self.prepare(source, region, options.surface)? else {
+        let Some(g) = self.prepare(source, region, options.surface, true)? else {
             return Ok(());
         };
         out.begin(0);

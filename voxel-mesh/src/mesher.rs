@@ -169,12 +169,14 @@ impl Mesher {
     ///
     /// Returns `None` when there is nothing to mesh: an empty region, a region the source calls
     /// uniform (not read at all), or one that is all inside or all outside. Callers clear their
-    /// output first, so it is empty then and after an error.
+    /// output first, so it is empty then and after an error. With `materials`, the grid's
+    /// [`Padded::only`] says whether every inside voxel has one material (else it is `None`).
     pub(crate) fn prepare<S: VoxelSource + ?Sized>(
         &mut self,
         source: &S,
         region: VoxelBox,
         surface: Surface,
+        materials: bool,
     ) -> Result<Option<Padded>, MeshError> {
         if region.is_empty() {
             return Ok(None);
@@ -208,16 +210,15 @@ impl Mesher {
         let mut grid = Padded { origin: padded.min, nx, ny, nz, words, only: None };
         // Most tables leave out at most two materials (air, water): then the test needs no table
         // lookup per voxel and the loop vectorizes.
-        let materials = match self.set {
-            Some(set) => pack::stream_set(&self.voxels, &mut self.flags, &mut self.stream, set),
-            None => {
-                let inside = &self.inside;
-                pack::stream_with(&self.voxels, &mut self.flags, &mut self.stream, |v| {
-                    (v.distance < 0) & inside[v.material as usize]
-                })
-            }
+        let (voxels, flags, stream, inside) = (&self.voxels, &mut self.flags, &mut self.stream, &self.inside);
+        let inside = |v: Voxel| (v.distance < 0) & inside[v.material as usize];
+        let range = match (self.set, materials) {
+            (Some(set), true) => pack::stream_set::<true>(voxels, flags, stream, set),
+            (Some(set), false) => pack::stream_set::<false>(voxels, flags, stream, set),
+            (None, true) => pack::stream_with::<true>(voxels, flags, stream, inside),
+            (None, false) => pack::stream_with::<false>(voxels, flags, stream, inside),
         };
-        grid.only = materials.only();
+        grid.only = range.only();
         let (any_inside, any_outside) = pack::any_set_and_clear(&self.stream, self.voxels.len());
         if !any_inside || !any_outside {
             return Ok(None);

@@ -47,7 +47,7 @@ pub(crate) struct InsideMaterials {
 }
 
 impl InsideMaterials {
-    const NONE: InsideMaterials = InsideMaterials { lo: u8::MAX, hi: 0 };
+    pub(crate) const NONE: InsideMaterials = InsideMaterials { lo: u8::MAX, hi: 0 };
 
     /// The material of every inside voxel, when they share one.
     pub(crate) fn only(self) -> Option<u8> {
@@ -63,7 +63,10 @@ impl InsideMaterials {
 
 /// Sets `stream` to one bit per voxel (see [`unstream`]): distance negative and material in
 /// `set`. `flags` is the portable path's scratch (targets without SSE2).
-pub(crate) fn stream_set(
+///
+/// With `RANGE`, also returns the range of the inside voxels' materials (else
+/// [`InsideMaterials::NONE`]): blocky meshing uses it, Surface Nets does not pay for it.
+pub(crate) fn stream_set<const RANGE: bool>(
     voxels: &[Voxel],
     flags: &mut Vec<u8>,
     stream: &mut Vec<u64>,
@@ -74,16 +77,16 @@ pub(crate) fn stream_set(
         let _ = flags;
         // SAFETY: this is compiled only where the target enables SSE2 (every x86_64 target but
         // the bare-metal ones that turn SIMD off), so the CPU running it has SSE2.
-        unsafe { sse2::stream_set(voxels, stream, set) }
+        unsafe { sse2::stream_set::<RANGE>(voxels, stream, set) }
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    stream_with(voxels, flags, stream, |v| (v.distance < 0) & set.contains(v.material))
+    stream_with::<RANGE>(voxels, flags, stream, |v| (v.distance < 0) & set.contains(v.material))
 }
 
 /// Sets `stream` to one bit per voxel, `inside(v)`: first one flag byte per voxel over the whole
 /// buffer (a long loop the compiler vectorizes), then eight flags at a time become eight bits
-/// with one multiply.
-pub(crate) fn stream_with(
+/// with one multiply. With `RANGE`, also the inside materials' range, as [`stream_set`].
+pub(crate) fn stream_with<const RANGE: bool>(
     voxels: &[Voxel],
     flags: &mut Vec<u8>,
     stream: &mut Vec<u64>,
@@ -94,7 +97,9 @@ pub(crate) fn stream_with(
     for (f, v) in flags.iter_mut().zip(voxels) {
         let i = inside(*v);
         *f = u8::from(i);
-        materials.add(i, v.material);
+        if RANGE {
+            materials.add(i, v.material);
+        }
     }
     stream.clear();
     stream.resize(voxels.len().div_ceil(64) + 1, 0);
@@ -197,7 +202,7 @@ mod sse2 {
     /// Inside bits of the 16 voxels in `bytes`; their inside materials widen `range`.
     #[inline]
     #[target_feature(enable = "sse2")]
-    fn sixteen(bytes: &[u8; 32], set: &Lanes, range: &mut Range) -> u64 {
+    fn sixteen<const RANGE: bool>(bytes: &[u8; 32], set: &Lanes, range: &mut Range) -> u64 {
         // SAFETY: both loads read 16 bytes inside the borrowed 32-byte array (unaligned loads).
         let (lo, hi) = unsafe {
             (_mm_loadu_si128(bytes.as_ptr().cast()), _mm_loadu_si128(bytes.as_ptr().add(16).cast::<__m128i>()))
@@ -216,9 +221,11 @@ mod sse2 {
         // Negative distances where the material counts: all ones per inside voxel.
         let negative = _mm_cmplt_epi8(distances, _mm_setzero_si128());
         let inside = _mm_andnot_si128(excluded, _mm_and_si128(negative, in_range));
-        // Outside lanes offer 255 to the minimum and 0 to the maximum.
-        range.lo = _mm_min_epu8(range.lo, _mm_or_si128(materials, _mm_andnot_si128(inside, byte_ones())));
-        range.hi = _mm_max_epu8(range.hi, _mm_and_si128(materials, inside));
+        if RANGE {
+            // Outside lanes offer 255 to the minimum and 0 to the maximum.
+            range.lo = _mm_min_epu8(range.lo, _mm_or_si128(materials, _mm_andnot_si128(inside, byte_ones())));
+            range.hi = _mm_max_epu8(range.hi, _mm_and_si128(materials, inside));
+        }
         u64::from(_mm_movemask_epi8(inside) as u32)
     }
 
@@ -231,7 +238,11 @@ mod sse2 {
     /// Sets `stream` to the inside bits of every voxel laid end to end, then one zero word:
     /// 64 voxels per word, 16 per SIMD step.
     #[target_feature(enable = "sse2")]
-    pub(super) fn stream_set(voxels: &[Voxel], stream: &mut Vec<u64>, set: MaterialSet) -> InsideMaterials {
+    pub(super) fn stream_set<const RANGE: bool>(
+        voxels: &[Voxel],
+        stream: &mut Vec<u64>,
+        set: MaterialSet,
+    ) -> InsideMaterials {
         let bytes = voxel_bytes(voxels);
         let byte = |v: u8| _mm_set1_epi8(v as i8);
         let on = |slot: Option<u8>| _mm_set1_epi8(if slot.is_some() { -1 } else { 0 });
@@ -252,7 +263,7 @@ mod sse2 {
         for (block, bits) in (&mut blocks).zip(stream.iter_mut()) {
             let mut step = |k: usize| {
                 let group: &[u8; 32] = block[32 * k..32 * k + 32].try_into().unwrap_or(&[0; 32]);
-                sixteen(group, &lanes, &mut range) << (16 * k)
+                sixteen::<RANGE>(group, &lanes, &mut range) << (16 * k)
             };
             *bits = step(0) | step(1) | step(2) | step(3);
         }
@@ -264,15 +275,20 @@ mod sse2 {
             let mut x = 0;
             for group in &mut groups {
                 // x is a multiple of 16 below 64.
-                *bits |= sixteen(group.try_into().unwrap_or(&[0; 32]), &lanes, &mut range) << x;
+                *bits |= sixteen::<RANGE>(group.try_into().unwrap_or(&[0; 32]), &lanes, &mut range) << x;
                 x += 16;
             }
             for pair in groups.remainder().chunks_exact(2) {
                 let inside = (pair[0] as i8) < 0 && set.contains(pair[1]);
                 *bits |= u64::from(inside) << x;
-                materials.add(inside, pair[1]);
+                if RANGE {
+                    materials.add(inside, pair[1]);
+                }
                 x += 1;
             }
+        }
+        if !RANGE {
+            return materials;
         }
         let (mut lo, mut hi) = ([0u8; 16], [0u8; 16]);
         // SAFETY: each store writes 16 bytes into a 16-byte array (unaligned store).
@@ -326,8 +342,8 @@ mod tests {
                 let inside: [bool; 256] = core::array::from_fn(|m| table(m as u8));
                 let set = MaterialSet::from_table(&inside).expect("fast-path shape");
                 let (mut fast, mut slow) = (vec![u64::MAX; 3], Vec::new());
-                let fast_range = stream_set(&voxels, &mut Vec::new(), &mut fast, set);
-                let slow_range = stream_with(&voxels, &mut Vec::new(), &mut slow, |v| {
+                let fast_range = stream_set::<true>(&voxels, &mut Vec::new(), &mut fast, set);
+                let slow_range = stream_with::<true>(&voxels, &mut Vec::new(), &mut slow, |v| {
                     (v.distance < 0) & inside[v.material as usize]
                 });
                 assert_eq!(fast, slow, "nx {nx}, set {set:?}");
@@ -336,6 +352,9 @@ mod tests {
                 let want =
                     InsideMaterials { lo: counted.clone().min().unwrap_or(u8::MAX), hi: counted.max().unwrap_or(0) };
                 assert_eq!(fast_range, want, "nx {nx}, set {set:?}");
+                let mut no_range = Vec::new();
+                let none = stream_set::<false>(&voxels, &mut Vec::new(), &mut no_range, set);
+                assert_eq!((no_range, none), (fast.clone(), InsideMaterials::NONE), "nx {nx}, set {set:?}");
                 assert_eq!(slow_range, want, "nx {nx}, set {set:?}");
                 // Rows cut from the stream hold exactly their voxels' bits.
                 let mut rows = vec![u64::MAX; words * rows_count];

@@ -47,7 +47,7 @@ impl Mesher {
         out: &mut Mesh,
     ) -> Result<(), MeshError> {
         out.clear();
-        let Some(g) = self.prepare(source, region, options.surface)? else {
+        let Some(g) = self.prepare(source, region, options.surface, false)? else {
             return Ok(());
         };
         let (ncx, ncz) = (g.nx - 1, g.nz - 1);
