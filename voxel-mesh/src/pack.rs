@@ -218,14 +218,17 @@ mod sse2 {
             _mm_and_si128(_mm_cmpeq_epi8(materials, set.a), set.a_on),
             _mm_and_si128(_mm_cmpeq_epi8(materials, set.b), set.b_on),
         );
+        if !RANGE {
+            // The distances' sign bits, kept where the material counts: one mask move.
+            let inside = _mm_andnot_si128(excluded, _mm_and_si128(distances, in_range));
+            return u64::from(_mm_movemask_epi8(inside) as u32);
+        }
         // Negative distances where the material counts: all ones per inside voxel.
         let negative = _mm_cmplt_epi8(distances, _mm_setzero_si128());
         let inside = _mm_andnot_si128(excluded, _mm_and_si128(negative, in_range));
-        if RANGE {
-            // Outside lanes offer 255 to the minimum and 0 to the maximum.
-            range.lo = _mm_min_epu8(range.lo, _mm_or_si128(materials, _mm_andnot_si128(inside, byte_ones())));
-            range.hi = _mm_max_epu8(range.hi, _mm_and_si128(materials, inside));
-        }
+        // Outside lanes offer 255 to the minimum and 0 to the maximum.
+        range.lo = _mm_min_epu8(range.lo, _mm_or_si128(materials, _mm_andnot_si128(inside, byte_ones())));
+        range.hi = _mm_max_epu8(range.hi, _mm_and_si128(materials, inside));
         u64::from(_mm_movemask_epi8(inside) as u32)
     }
 
