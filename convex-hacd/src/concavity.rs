@@ -21,6 +21,8 @@ use crate::quickhull::Plane;
 pub(crate) struct Samples {
     positions: Vec<DVec3>,
     normals: Vec<DVec3>,
+    /// The direction bin of each sample's normal ([`direction_bin`]), computed once.
+    bins: Vec<u16>,
     origin: DVec3,
     inv_cell: f64,
     dims: [usize; 3],
@@ -106,6 +108,7 @@ impl Samples {
         }
         grid.positions = keyed.iter().map(|&(_, i)| raw[i as usize].0).collect();
         grid.normals = keyed.iter().map(|&(_, i)| raw[i as usize].1).collect();
+        grid.bins = grid.normals.iter().map(|&d| direction_bin(d) as u16).collect();
         grid
     }
 
@@ -195,7 +198,7 @@ impl Samples {
                         continue;
                     }
                     let d = self.normals[i];
-                    let bin = direction_bin(d);
+                    let bin = usize::from(self.bins[i]);
                     let (seen, guess) = by_direction[bin];
                     if seen == stamp && settles(&planes[guess as usize], p, d, worst) {
                         continue;

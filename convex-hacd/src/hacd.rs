@@ -120,6 +120,21 @@ struct Scratch {
     /// Input index -> hull vertex, for [`Shape::from_raw`].
     local: Vec<u32>,
     scan: ScanScratch,
+    /// Hulls no longer needed, whose buffers [`Shape::from_raw`] fills again instead of
+    /// allocating (most evaluations keep their hull, and most kept hulls are dropped unused).
+    spare: Vec<Shape>,
+}
+
+/// The most hulls [`Scratch::spare`] keeps for reuse.
+const SPARE_SHAPES: usize = 64;
+
+impl Scratch {
+    /// Keeps `shape`'s buffers for a later [`Shape::from_raw`].
+    fn recycle(&mut self, shape: Shape) {
+        if self.spare.len() < SPARE_SHAPES && shape.points.capacity() > 0 {
+            self.spare.push(shape);
+        }
+    }
 }
 
 impl Shape {
@@ -139,15 +154,26 @@ impl Shape {
         for (k, &i) in raw.vertices.iter().enumerate() {
             local[i as usize] = k as u32;
         }
-        let points: Vec<DVec3> = raw.vertices.iter().map(|&i| scratch.points[i as usize]).collect();
-        Shape {
-            triangles: raw.triangles.iter().map(|t| t.map(|i| local[i as usize])).collect(),
-            planes: raw.planes.clone(),
-            flat: raw.flat,
-            area: raw.flat_area,
-            scan: None,
-            points,
-        }
+        // A spare large enough for all three lists, else any (it grows once).
+        let fits = |s: &Shape| {
+            s.points.capacity() >= raw.vertices.len()
+                && s.triangles.capacity() >= raw.triangles.len()
+                && s.planes.capacity() >= raw.planes.len()
+        };
+        let mut shape = match scratch.spare.iter().rposition(fits) {
+            Some(k) => scratch.spare.swap_remove(k),
+            None => scratch.spare.pop().unwrap_or_default(),
+        };
+        shape.points.clear();
+        shape.points.extend(raw.vertices.iter().map(|&i| scratch.points[i as usize]));
+        shape.triangles.clear();
+        shape.triangles.extend(raw.triangles.iter().map(|t| t.map(|i| local[i as usize])));
+        shape.planes.clear();
+        shape.planes.extend_from_slice(&raw.planes);
+        shape.flat = raw.flat;
+        shape.area = raw.flat_area;
+        shape.scan = None;
+        shape
     }
 }
 
@@ -506,9 +532,11 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         let b_edges = std::mem::take(&mut nodes[b].edges);
         let b_error = nodes[b].error;
         nodes[b].alive = false;
-        nodes[b].shape = Shape::default();
+        scratch.recycle(std::mem::take(&mut nodes[b].shape));
         let node = &mut nodes[a];
-        node.shape = merged;
+        let old = std::mem::replace(&mut node.shape, merged);
+        scratch.recycle(old);
+        let node = &mut nodes[a];
         node.triangles.extend_from_slice(&b_triangles);
         node.error = node.error.max(cost).max(b_error);
         alive_nodes -= 1;
@@ -527,7 +555,9 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             let other = if ed.a as usize == b { ed.b } else { ed.a } as usize;
             if other == a || mark[other] == e {
                 ed.alive = false;
-                ed.merged = None;
+                if let Some(shape) = ed.merged.take() {
+                    scratch.recycle(shape);
+                }
                 continue;
             }
             mark[other] = e;
@@ -545,7 +575,9 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             }
             ed.cost = ed.bound;
             ed.dirty = true;
-            ed.merged = None;
+            if let Some(shape) = ed.merged.take() {
+                scratch.recycle(shape);
+            }
             ed.version += 1;
             heap.push(Reverse((ed.cost.to_bits(), DIRTY, x, ed.version)));
         }

@@ -119,6 +119,8 @@ pub(crate) struct HullScratch {
     vertex_stamp: Vec<u32>,
     ordered: Vec<usize>,
     new_faces: Vec<u32>,
+    /// The planes of `new_faces`, in the same order.
+    new_planes: Vec<Plane>,
     orphans: Vec<u32>,
     plane_map: Vec<u32>,
     // 2D
@@ -398,10 +400,16 @@ fn build_3d(
         }
         out.triangles.push(face.v);
         out.triangle_planes.push(s.plane_map[pl]);
-        out.vertices.extend_from_slice(&face.v);
     }
-    out.vertices.sort_unstable();
-    out.vertices.dedup();
+    // Vertices ascending: marked, then read off in index order (cheaper than sorting the
+    // corners, three per triangle, and dropping the repeats).
+    let stamp = s.next_stamp();
+    for t in &out.triangles {
+        for &v in t {
+            s.vertex_stamp[v as usize] = stamp;
+        }
+    }
+    out.vertices.extend((0..points.len() as u32).filter(|&i| s.vertex_stamp[i as usize] == stamp));
     Ok(())
 }
 
@@ -642,18 +650,24 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
             s.faces[f].outside = outside;
             s.faces[f].outside.clear();
         }
+        // The new faces' planes side by side, so the loop over orphans reads one array.
+        s.new_planes.clear();
+        for &nf in &s.new_faces {
+            s.new_planes.push(s.planes[s.faces[nf as usize].plane as usize]);
+        }
         for oi in 0..s.orphans.len() {
             let p = s.orphans[oi];
             let pp = points[p as usize];
             let mut best = (NONE, eps);
-            for &nf in &s.new_faces {
-                let dist = s.planes[s.faces[nf as usize].plane as usize].distance(pp);
+            for (k, plane) in s.new_planes.iter().enumerate() {
+                let dist = plane.distance(pp);
                 if dist > best.1 {
-                    best = (nf, dist);
+                    best = (k as u32, dist);
                 }
             }
             if best.0 != NONE {
-                s.faces[best.0 as usize].outside.push(p);
+                let nf = s.new_faces[best.0 as usize];
+                s.faces[nf as usize].outside.push(p);
             }
         }
         for i in (0..n_new).rev() {
