@@ -230,6 +230,15 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
     }
     let per = |n: usize| n as f64 / cases.len() as f64;
     figure(&format!("mesh/blocky/{name}/quads/ours-greedy"), per(ours_quads), "");
+    let fewest = MeshOptions { fewest_quads: true, ..options };
+    let fewest_quads: usize = cases
+        .iter()
+        .map(|case| {
+            mesher.blocky(&case.grid, case.region, &fewest, &mut mesh).expect("region");
+            mesh.quad_count()
+        })
+        .sum();
+    figure(&format!("mesh/blocky/{name}/quads/ours-greedy-fewest-quads"), per(fewest_quads), "");
     figure(&format!("mesh/blocky/{name}/quads/block-mesh-greedy"), per(greedy_quads), "");
     figure(&format!("mesh/blocky/{name}/quads/block-mesh-visible-faces"), per(unit_quads), "");
 
@@ -251,6 +260,23 @@ fn blocky_group(c: &mut Criterion, name: &str, cases: &[Case]) {
     };
     pair(c, "mesh/blocky-greedy", name, cases, (&mut mesher, &mut mesh, blocky), (&mut greedy, greedy_case));
     pair(c, "mesh/blocky-faces", name, cases, (&mut mesher, &mut mesh, unmerged), (&mut faces, faces_case));
+    // All four scan orders per slice (`MeshOptions::fewest_quads`): what the fewer quads cost.
+    let mut group = c.benchmark_group("mesh/blocky-greedy-fewest-quads");
+    group.throughput(Throughput::Elements(cases.len() as u64));
+    if cases.len() == 1 {
+        group.sample_size(20);
+    }
+    group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+        b.iter(|| {
+            let mut n = 0;
+            for case in cases {
+                mesher.blocky(&case.grid, case.region, &fewest, &mut mesh).expect("region");
+                n += mesh.quad_count();
+            }
+            n
+        });
+    });
+    group.finish();
     // The same faces without vertices, the output block-mesh's `visible_block_faces` makes.
     let listed = |m: &mut Mesher, case: &Case, out: &mut Vec<Face>| {
         m.face_list(&case.grid, case.region, Surface::Solid, out).expect("region");
