@@ -187,6 +187,7 @@ impl Samples {
         // The block that settled the last sample is tried first.
         let blocks = n / LANES;
         let mut first_block = 0;
+        let mut last = 0u32;
         for z in c0[2]..=c1[2] {
             for y in c0[1]..=c1[1] {
                 let row = self.dims[0] * (y + self.dims[1] * z);
@@ -201,6 +202,13 @@ impl Samples {
                     let bin = usize::from(self.bins[i]);
                     let (seen, guess) = by_direction[bin];
                     if seen == stamp && settles(&planes[guess as usize], p, d, worst) {
+                        last = guess;
+                        continue;
+                    }
+                    // Then the plane that settled the previous sample (often on the same
+                    // triangle: the grid keeps a triangle's samples together).
+                    if (seen != stamp || last != guess) && settles(&planes[last as usize], p, d, worst) {
+                        by_direction[bin] = (stamp, last);
                         continue;
                     }
                     // Blocks of planes: the largest distance (outside by more than eps?) and the
@@ -228,6 +236,7 @@ impl Samples {
                                 .find(|&k| k < planes.len() && settles(&planes[k], p, d, worst))
                             {
                                 by_direction[bin] = (stamp, k as u32);
+                                last = k as u32;
                             }
                             break;
                         }
