@@ -593,6 +593,7 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
 
         // New faces from each horizon edge to the eye.
         s.new_faces.clear();
+        s.new_planes.clear();
         let first_new_plane = s.planes.len() as u32;
         for oi in 0..s.ordered.len() {
             let (from, to, nb) = s.horizon[s.ordered[oi]];
@@ -631,6 +632,8 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
                 }
             }
             s.new_faces.push(nf);
+            // The new faces' planes side by side, so the loop over orphans reads one array.
+            s.new_planes.push(s.planes[plane as usize]);
         }
         let n_new = s.new_faces.len();
         for i in 0..n_new {
@@ -649,11 +652,6 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
             s.orphans.extend(outside.iter().copied().filter(|&p| p != eye));
             s.faces[f].outside = outside;
             s.faces[f].outside.clear();
-        }
-        // The new faces' planes side by side, so the loop over orphans reads one array.
-        s.new_planes.clear();
-        for &nf in &s.new_faces {
-            s.new_planes.push(s.planes[s.faces[nf as usize].plane as usize]);
         }
         for oi in 0..s.orphans.len() {
             let p = s.orphans[oi];
