@@ -60,10 +60,12 @@ pub(crate) struct GreedyScratch {
     /// The fewest rectangles found so far, and the scan being tried.
     best: Vec<Rect>,
     trial: Vec<Rect>,
+    /// Faces with no neighbour of their material: one rectangle each in every order.
+    isolated: Vec<Rect>,
 }
 
 impl GreedyScratch {
-    /// Merges the faces of `slice` into rectangles and returns them.
+    /// Merges the faces of `slice` into rectangles and returns them (in no promised order).
     ///
     /// Row `v` (for `v` in `v_range`) is `slice[v * words..][..words]`, bit `u` set when the face
     /// at `(u, v)` is to be covered; every set bit lies below `nu`. `material(u, v)` names the
@@ -86,11 +88,15 @@ impl GreedyScratch {
         all: bool,
         material: impl Fn(usize, usize) -> u8,
     ) -> &[Rect] {
-        let GreedyScratch { slice: s, transposed: t, work, run, row_materials, best, trial } = self;
+        let GreedyScratch { slice: s, transposed: t, work, run, row_materials, best, trial, isolated } = self;
         match only {
             Some(_) => s.classify_one_material(slice, words, v_range.clone()),
             None => s.classify(slice, words, v_range.clone(), nu, &material, row_materials),
         }
+        // A face with no neighbour of its material is a rectangle of its own in every scan
+        // order, and no other rectangle can take it: set aside, the scans skip it and every
+        // order's count drops by the same number (scattered voxels are mostly such faces).
+        s.take_isolated(v_range.clone(), isolated);
 
         best.clear();
         work.clear();
@@ -98,8 +104,9 @@ impl GreedyScratch {
         scan::<false>(s, work, run, v_range.clone(), best, usize::MAX);
         let mut transposed_best = false;
         // No partition has fewer rectangles than `corner_bound`: a scan that reaches it is
-        // optimal and ends the search.
-        let bound = corner_bound(s, v_range.clone());
+        // optimal and ends the search. (Nor fewer than one when a face is left: not worth
+        // counting corners for.)
+        let bound = if best.len() > 1 { corner_bound(s, v_range.clone()) } else { best.len() };
         if best.len() > bound {
             // Only a strictly smaller count replaces the best, so the result is the first order
             // (in this fixed sequence) that reaches the minimum: deterministic.
@@ -114,7 +121,10 @@ impl GreedyScratch {
                 }
                 let fewer = trial.len() < best.len();
                 if fewer {
-                    core::mem::swap(best, trial);
+                    // A copy, not a swap: each buffer keeps the capacity it grew to, so meshing
+                    // the same chunks again allocates nothing.
+                    best.clear();
+                    best.extend_from_slice(trial);
                 }
                 fewer
             };
@@ -135,10 +145,13 @@ impl GreedyScratch {
                 attempt(best, s, true, v_range.clone());
             }
         }
-        for r in best.iter_mut() {
-            if transposed_best {
+        if transposed_best {
+            for r in best.iter_mut() {
                 *r = Rect { u0: r.v0, u1: r.v1, v0: r.u0, v1: r.u1, material: 0 };
             }
+        }
+        best.extend_from_slice(isolated);
+        for r in best.iter_mut() {
             r.material = only.unwrap_or_else(|| material(r.u0 as usize, r.v0 as usize));
         }
         best
@@ -146,6 +159,40 @@ impl GreedyScratch {
 }
 
 impl Slice {
+    /// Moves the faces with no neighbour of their material (toward -u, +u, -v or +v) out of
+    /// `faces` into `out` as unit rectangles, in row order.
+    fn take_isolated(&mut self, v_range: Range<usize>, out: &mut Vec<Rect>) {
+        out.clear();
+        let words = self.words;
+        for v in v_range.clone() {
+            for w in 0..words {
+                let i = v * words + w;
+                let f = self.faces[i];
+                if f == 0 {
+                    continue;
+                }
+                let left = self.same_left[i];
+                let right = (left >> 1) | if w + 1 < words { self.same_left[i + 1] << 63 } else { 0 };
+                let down = self.same_down[i];
+                let up = if v + 1 < v_range.end { self.same_down[i + words] } else { 0 };
+                let mut alone = f & !(left | right | down | up);
+                if alone == 0 {
+                    continue;
+                }
+                self.faces[i] = f & !alone;
+                // Slices are under 2^24 voxels a side (the mesher's volume limit).
+                #[allow(clippy::cast_possible_truncation)]
+                let v0 = v as u32;
+                while alone != 0 {
+                    #[allow(clippy::cast_possible_truncation)]
+                    let u0 = (w * 64) as u32 + alone.trailing_zeros();
+                    alone &= alone - 1;
+                    out.push(Rect { u0, u1: u0 + 1, v0, v1: v0 + 1, material: 0 });
+                }
+            }
+        }
+    }
+
     /// A copy of `faces` with both neighbour masks clear.
     fn reset(&mut self, faces: &[u64], words: usize) {
         self.words = words;
