@@ -14,8 +14,9 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use fast_surface_nets::ndshape::RuntimeShape as NetsShape;
 use fast_surface_nets::{SurfaceNetsBuffer, surface_nets};
 use glam::{IVec3, Vec3};
+use voxel_bench::workloads::Rng;
 use voxel_bench::{config, figure, shared_data, testdata};
-use voxel_core::{TriangleSource, VoxelBox, VoxelGrid, VoxelSource};
+use voxel_core::{TriangleSource, Voxel, VoxelBox, VoxelGrid, VoxelSource};
 use voxel_mesh::{Face, Mesh, MeshOptions, Mesher, Surface};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};
@@ -147,7 +148,7 @@ fn triangles(cases: &[Case], options: &MeshOptions) -> usize {
         .sum()
 }
 
-fn surface_nets_group(c: &mut Criterion, name: &str, world: &VoxelStore, cases: &[Case]) {
+fn surface_nets_group(c: &mut Criterion, name: &str, world: &impl VoxelSource, cases: &[Case]) {
     let ours_tris = triangles(cases, &MeshOptions::default());
     let mut buffer = SurfaceNetsBuffer::default();
     let theirs: usize = cases
@@ -383,6 +384,31 @@ fn sphere(c: &mut Criterion) {
     blocky_group(c, "sphere-r13-32^3", &cases);
 }
 
+/// The worst case for both meshers: random voxels (no surface to follow, little to merge), one
+/// and three materials, at 10% and 50% density, with random distances for Surface Nets.
+fn noise(c: &mut Criterion) {
+    let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(32));
+    for (density, materials) in [(10u64, 1u64), (50, 1), (50, 3)] {
+        let mut rng = Rng::new(density * 31 + materials);
+        let grid = VoxelGrid::from_fn(region.grow(1), |_| {
+            let d = (rng.range(-1.0, 1.0) * 120.0) as i8;
+            let m = 1 + (rng.range(0.0, materials as f32) as u8).min(materials as u8 - 1);
+            if rng.range(0.0, 100.0) < density as f32 {
+                Voxel::new(-d.saturating_abs().max(1), m)
+            } else {
+                Voxel::new(d.saturating_abs().max(1), 0)
+            }
+        })
+        .expect("bounded region");
+        let cases = vec![Case::new(&grid, region)];
+        let name = format!("noise-{density}%-{materials}-materials-32^3");
+        if materials == 1 {
+            surface_nets_group(c, &name, &grid, &cases);
+        }
+        blocky_group(c, &name, &cases);
+    }
+}
+
 fn vox_models(c: &mut Criterion) {
     // Every model of the shared set (figures are checked on models nobody tuned for), or the
     // repository's one small copy.
@@ -411,6 +437,6 @@ fn vox_models(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = config();
-    targets = terrain, sphere, vox_models
+    targets = terrain, sphere, noise, vox_models
 }
 criterion_main!(benches);
