@@ -54,6 +54,9 @@ pub(crate) struct RawHull {
     pub triangles: Vec<[u32; 3]>,
     /// The thick plane of each triangle (index into `planes`).
     pub triangle_planes: Vec<u32>,
+    /// For a solid hull: `adjacency[t][k]` is the triangle across the edge `k -> k + 1` of
+    /// triangle `t`.
+    pub adjacency: Vec<[u32; 3]>,
     /// The distinct planes bounding the hull. For a flat hull: its two sides, then one plane per
     /// polygon edge (a prism of zero thickness).
     pub planes: Vec<Plane>,
@@ -68,6 +71,7 @@ impl RawHull {
         self.vertices.clear();
         self.triangles.clear();
         self.triangle_planes.clear();
+        self.adjacency.clear();
         self.planes.clear();
         self.flat = false;
         self.flat_area = 0.0;
@@ -123,6 +127,8 @@ pub(crate) struct HullScratch {
     new_planes: Vec<Plane>,
     orphans: Vec<u32>,
     plane_map: Vec<u32>,
+    /// Face -> position among the output triangles.
+    face_map: Vec<u32>,
     // 2D
     coords: Vec<(f64, f64, u32)>,
     chain: Vec<(f64, f64, u32)>,
@@ -385,7 +391,85 @@ fn build_3d(
     }
 
     expand(points, eps, s);
-    // Output: alive faces, their planes renumbered densely, vertices sorted.
+    write_out(points, s, out);
+    Ok(())
+}
+
+/// Grows the solid hull of `points[..base]` (its triangles over those indices, each with the
+/// index of its plane in `planes`) by the points after `base`, with the thickness a fresh build
+/// of all `points` would use. `Err` when the grown hull is flat or folds (the caller builds it
+/// afresh then).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn grow_hull(
+    points: &[DVec3],
+    base: usize,
+    triangles: &[[u32; 3]],
+    triangle_planes: &[u32],
+    adjacency: &[[u32; 3]],
+    planes: &[Plane],
+    eps: f64,
+    s: &mut HullScratch,
+    out: &mut RawHull,
+) -> Result<(), Degeneracy> {
+    out.clear();
+    if adjacency.len() != triangles.len() || triangle_planes.len() != triangles.len() {
+        return Err(Degeneracy::Folded);
+    }
+    let (lo, hi) = points.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let max_abs = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    let tau = plane_thickness(eps, (hi - lo).max_element(), max_abs);
+    s.used = 0;
+    s.planes.clear();
+    s.plane_stamp.clear();
+    s.plane_visible.clear();
+    s.pending.clear();
+    s.skipped_eyes = 0;
+    if s.vertex_edge.len() < points.len() {
+        s.vertex_edge.resize(points.len(), NONE);
+        s.vertex_stamp.resize(points.len(), 0);
+    }
+    for &plane in planes {
+        s.new_plane(plane);
+    }
+    for (t, &pl) in triangles.iter().zip(triangle_planes) {
+        s.new_face(*t, pl);
+    }
+    for (f, adj) in adjacency.iter().enumerate() {
+        s.faces[f].adj = *adj;
+    }
+    for (i, &p) in points.iter().enumerate().skip(base) {
+        let mut best = (NONE, tau);
+        for f in 0..s.used {
+            let dist = s.planes[s.faces[f].plane as usize].distance(p);
+            if dist > best.1 {
+                best = (f as u32, dist);
+            }
+        }
+        if best.0 != NONE {
+            s.faces[best.0 as usize].outside.push(i as u32);
+        }
+    }
+    for f in (0..s.used).rev() {
+        if !s.faces[f].outside.is_empty() {
+            s.pending.push(f as u32);
+        }
+    }
+    expand(points, tau, s);
+    write_out(points, s, out);
+    if !faces_outward(points, out, eps) {
+        return Err(Degeneracy::Folded);
+    }
+    Ok(())
+}
+
+/// Copies the alive faces of `s` into `out`: their planes renumbered densely, vertices ascending.
+fn write_out(points: &[DVec3], s: &mut HullScratch, out: &mut RawHull) {
+    s.face_map.clear();
+    let mut next = 0u32;
+    for f in 0..s.used {
+        s.face_map.push(if s.faces[f].alive { next } else { NONE });
+        next += u32::from(s.faces[f].alive);
+    }
     s.plane_map.clear();
     s.plane_map.resize(s.planes.len(), NONE);
     for f in 0..s.used {
@@ -400,6 +484,7 @@ fn build_3d(
         }
         out.triangles.push(face.v);
         out.triangle_planes.push(s.plane_map[pl]);
+        out.adjacency.push(face.adj.map(|g| s.face_map[g as usize]));
     }
     // Vertices ascending: marked, then read off in index order (cheaper than sorting the
     // corners, three per triangle, and dropping the repeats).
@@ -410,7 +495,6 @@ fn build_3d(
         }
     }
     out.vertices.extend((0..points.len() as u32).filter(|&i| s.vertex_stamp[i as usize] == stamp));
-    Ok(())
 }
 
 /// 2D hull of `indices` projected on the plane with unit `normal`: Andrew's monotone chain with the
@@ -721,6 +805,59 @@ mod tests {
         assert_eq!(hull(&[DVec3::ZERO, DVec3::X]).unwrap_err(), Degeneracy::TooFew);
         assert_eq!(hull(&[DVec3::ZERO; 5]).unwrap_err(), Degeneracy::Coincident);
         assert_eq!(hull(&[DVec3::ZERO, DVec3::X, DVec3::X * 2.0]).unwrap_err(), Degeneracy::Collinear);
+    }
+
+    /// Growing a hull by more points gives the fresh hull of all of them: the same vertices (for
+    /// points in general position), every triangle outward, every point inside, and a closed
+    /// adjacency.
+    #[test]
+    fn grown_hull_matches_a_fresh_build() {
+        // A deterministic scatter on and inside a sphere (general position).
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut points = Vec::new();
+        for _ in 0..120 {
+            let d = DVec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize() * 100.0;
+            points.push(d * if next() < 0.7 { 1.0 } else { 0.5 });
+        }
+        let eps = 0.01;
+        let mut scratch = HullScratch::default();
+        for base in [60, 100, 117] {
+            let mut first = RawHull::default();
+            build_hull(&points[..base], eps, &mut scratch, &mut first).unwrap();
+            assert!(!first.flat);
+            let mut grown = RawHull::default();
+            grow_hull(
+                &points,
+                base,
+                &first.triangles,
+                &first.triangle_planes,
+                &first.adjacency,
+                &first.planes,
+                eps,
+                &mut scratch,
+                &mut grown,
+            )
+            .unwrap();
+            let mut fresh = RawHull::default();
+            build_hull(&points, eps, &mut scratch, &mut fresh).unwrap();
+            assert_eq!(grown.vertices, fresh.vertices, "grown from {base}");
+            assert!(faces_outward(&points, &grown, eps));
+            for p in &points {
+                let outside = grown.planes.iter().map(|pl| pl.distance(*p)).fold(f64::NEG_INFINITY, f64::max);
+                assert!(outside <= eps, "{p} is {outside} outside");
+            }
+            for (t, adj) in grown.triangles.iter().zip(&grown.adjacency) {
+                for k in 0..3 {
+                    let (from, to) = (t[k], t[(k + 1) % 3]);
+                    let other = grown.triangles[adj[k] as usize];
+                    assert!((0..3).any(|j| other[j] == to && other[(j + 1) % 3] == from));
+                }
+            }
+        }
     }
 
     /// Twenty points of two parts of fandisk that the decomposition merged (sixteen of one hull,
