@@ -10,7 +10,6 @@ use glam::{IVec3, Vec3};
 use voxel_core::{Voxel, VoxelBox, VoxelSource};
 
 use crate::greedy::{GreedyScratch, Order};
-
 use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, Surface, VertexBlend};
 
