@@ -5,7 +5,7 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use glam::{IVec3, Vec3};
 use parry3d::query::RayCast;
 use parry3d::shape::Voxels;
@@ -33,6 +33,12 @@ struct Scene {
 }
 
 fn scene() -> Scene {
+    scene_with(true)
+}
+
+/// The bench world; `with_parry: false` leaves parry's `Voxels` empty (for instruction counts
+/// under valgrind, where building it takes minutes).
+fn scene_with(with_parry: bool) -> Scene {
     let store = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
     let world = VoxelBox::new(IVec3::ZERO, WORLD);
     let mut buf = Vec::new();
@@ -46,7 +52,7 @@ fn scene() -> Scene {
         *g = (*g).max(p.y + 1);
     }
     let occ = Occupancy::build(&store, world).expect("bounded world");
-    let parry = Voxels::new(Vec3::ONE, &coords);
+    let parry = Voxels::new(Vec3::ONE, if with_parry { &coords[..] } else { &coords[..1] });
     Scene { store, occ, parry, coords, ground }
 }
 
@@ -262,9 +268,93 @@ fn builds(c: &mut Criterion) {
     group.finish();
 }
 
+/// Same-process timing for a loaded machine (`RAYMARCH_PROBE=<trials>`, run the bench binary
+/// directly): every set's casts one by one, the same set through `march` on a one-thread pool, and
+/// parry3d, interleaved trial by trial; each figure is the minimum over the trials of one pass's
+/// wall-clock time per ray (the least disturbed pass).
+fn probe(trials: usize) {
+    let s = scene();
+    let sets = ray_sets(&s);
+    // Everything runs on the one thread of this pool, so `march` works on the calling thread
+    // (installing into a pool from outside waits for another thread to wake: several
+    // nanoseconds per ray of a 10k set on a loaded machine).
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    one.install(|| {
+        let mut out = Vec::new();
+        for (name, set) in &sets {
+            // march must equal cast on every ray before its time means anything.
+            s.occ.march(set, &mut out);
+            let single: Vec<_> = set.iter().map(|c| s.occ.cast(&c.ray, c.max_t)).collect();
+            assert!(out == single, "{name}: march differs from cast");
+            let mut best = [f64::INFINITY; 3];
+            for trial in 0..trials {
+                let mut time = |k: usize, f: &mut dyn FnMut() -> usize| {
+                    let start = std::time::Instant::now();
+                    black_box(f());
+                    best[k] = best[k].min(start.elapsed().as_secs_f64() * 1e9 / set.len() as f64);
+                };
+                time(0, &mut || set.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
+                time(1, &mut || {
+                    s.occ.march(black_box(set), &mut out);
+                    out.iter().filter(|h| h.is_some()).count()
+                });
+                // parry is 10-30x slower: a third of the trials keep its minimum honest and the
+                // run short.
+                if trial % 3 == 0 {
+                    time(2, &mut || set.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
+                }
+            }
+            println!(
+                "probe {name:32} cast {:7.1} ns  march {:7.1} ns  parry3d {:7.1} ns per ray (one thread, min of {trials})",
+                best[0], best[1], best[2]
+            );
+        }
+    });
+}
+
 criterion_group! {
     name = benches;
     config = config();
     targets = rays, builds
 }
-criterion_main!(benches);
+
+/// One pass of `march` and one of the single casts over one ray set (`RAYMARCH_COUNT=<set>`),
+/// for instruction counts: `valgrind --tool=callgrind --toggle-collect='*count_casts*'` (or
+/// `'*count_march*'`) on the bench binary.
+fn count(set_name: &str) {
+    let s = scene_with(false);
+    let sets = ray_sets(&s);
+    let Some((_, set)) = sets.iter().find(|(name, _)| *name == set_name) else {
+        let names: Vec<&str> = sets.iter().map(|(name, _)| *name).collect();
+        println!("no ray set {set_name}; the sets: {names:?}");
+        return;
+    };
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    let mut out = Vec::new();
+    let march_hits = one.install(|| count_march(&s.occ, set, &mut out));
+    println!("{set_name}: march {march_hits} hits, cast {} hits", count_casts(&s.occ, set));
+}
+
+#[inline(never)]
+fn count_casts(occ: &Occupancy, set: &[Cast]) -> usize {
+    set.iter().filter(|c| occ.cast(black_box(&c.ray), c.max_t).is_some()).count()
+}
+
+#[inline(never)]
+fn count_march(occ: &Occupancy, set: &[Cast], out: &mut Vec<Option<voxel_raymarch::RayHit>>) -> usize {
+    occ.march(black_box(set), out);
+    out.iter().filter(|h| h.is_some()).count()
+}
+
+fn main() {
+    if let Ok(set) = std::env::var("RAYMARCH_COUNT") {
+        count(&set);
+        return;
+    }
+    if let Some(trials) = std::env::var("RAYMARCH_PROBE").ok().and_then(|v| v.parse().ok()) {
+        probe(trials);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
