@@ -384,8 +384,9 @@ fn sphere(c: &mut Criterion) {
     blocky_group(c, "sphere-r13-32^3", &cases);
 }
 
-/// The worst case for both meshers: random voxels (no surface to follow, little to merge), one
-/// and three materials, at 10% and 50% density, with random distances for Surface Nets.
+/// The worst case for both meshers: random voxels (no surface to follow, little to merge) at 10%
+/// density of one material, 50% of one and 50% of three; with random distances, and Surface Nets
+/// on the one-material cases.
 fn noise(c: &mut Criterion) {
     let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(32));
     for (density, materials) in [(10u64, 1u64), (50, 1), (50, 3)] {
@@ -401,7 +402,7 @@ fn noise(c: &mut Criterion) {
         })
         .expect("bounded region");
         let cases = vec![Case::new(&grid, region)];
-        let name = format!("noise-{density}%-{materials}-materials-32^3");
+        let name = format!("noise-{density}%-{materials}-material{}-32^3", if materials == 1 { "" } else { "s" });
         if materials == 1 {
             surface_nets_group(c, &name, &grid, &cases);
         }

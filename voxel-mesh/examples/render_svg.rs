@@ -1,5 +1,5 @@
 //! Draws a generated terrain region meshed chunk by chunk as an SVG picture: Surface Nets on the
-//! left (each chunk slightly tinted, so the seams show where there are none), greedy blocky quads
+//! left (neighbouring chunks in different tints, so the seams show where there are none), greedy blocky quads
 //! on the right (each quad outlined, so the merging shows). The README's picture comes from this:
 //!
 //! ```text
@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut shapes = Vec::new();
     let mut counts = [0usize; 2];
     for (panel, blocky) in [(0.0, false), (1.0, true)] {
-        for (c, key) in region.chunk_keys(16).iter().enumerate() {
+        for key in region.chunk_keys(16).iter() {
             let chunk = VoxelBox::chunk(key, 16).intersection(&region);
             if blocky {
                 mesher.blocky(&world, chunk, &MeshOptions::default(), &mut mesh)?;
@@ -61,7 +61,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 (0..mesh.triangle_count()).map(|t| mesh.triangle(t as u32).to_vec()).collect()
             };
-            let tint = if c % 2 == 0 { 1.0 } else { 0.9 };
+            // Neighbouring chunks, along any axis, in different tints.
+            let tint = if (key.x + key.y + key.z).rem_euclid(2) == 0 { 1.0 } else { 0.88 };
             for polygon in polygons {
                 let corners: Vec<Vec3> = polygon.iter().map(|&i| mesh.positions()[i as usize]).collect();
                 let n = view * (corners[1] - corners[0]).cross(corners[2] - corners[0]);

@@ -14,7 +14,10 @@ use crate::mesher::Padded;
 use crate::{Mesh, MeshError, MeshOptions, Mesher, Surface, VertexBlend};
 
 /// block-mesh's `greedy_quads` order over our x slices (rows along z, one per y): it scans an x
-/// slice y-fastest (our columns) and grows along z (our `u`, the columns' `v`) first.
+/// slice y-fastest (our columns) and grows along z (our `u`, the columns' `v`) first. From
+/// block-mesh 0.2.0's source: `RIGHT_HANDED_Y_UP_CONFIG` meshes x faces with `AxisPermutation::Xzy`
+/// (u = z, v = y), `greedy_quads_for_face` visits a slice in ilattice's `Extent::iter3` order
+/// (z outermost, then y, then x), and `VoxelMerger::find_quad` grows along its u first.
 const BLOCK_MESH_X: Order = Order { columns: true, v_first: true };
 
 impl Mesher {
@@ -206,9 +209,10 @@ fn layer_faces<const AXIS: usize>(
     material: &impl Fn(usize, usize, usize) -> u8,
     emit: &mut Emitter<'_>,
 ) {
-    // block-mesh's `greedy_quads` (right-handed, y up) scans a y slice x-fastest (our rows) and
-    // grows along z (our v) first; a z slice x-fastest, growing along x (our u) first, which is
-    // the order every merge tries first.
+    // block-mesh's `greedy_quads` (right-handed, y up; `Yzx` and `Zxy`, see `BLOCK_MESH_X`)
+    // scans a y slice x-fastest (our rows) and grows along z (our v) first; a z slice x-fastest,
+    // growing along x (our u) first, which is the order every merge tries first: z slices get
+    // one scan.
     let block_mesh = Order { columns: false, v_first: AXIS == 1 };
     let words = g.words;
     let owned_x = |w: usize| range_in_word(w, 1, g.nx - 1);
@@ -328,9 +332,11 @@ fn face_rows_of<const ONE: bool>(g: Padded, rows: &[u64], voxels: &[Voxel], one_
                     while f != 0 {
                         let b = f.trailing_zeros() as usize;
                         f &= f - 1;
+                        debug_assert!(w * 64 + b < g.nx - 1 && k < count);
                         // SAFETY: face bits are set only for the region's own voxels, so voxel
-                        // `w * 64 + b` lies inside the row (`word_faces` masks the padding and
-                        // the bits past `nx`); `k < count`, the set bits of `faces`.
+                        // `w * 64 + b` lies inside the row (`word_faces` masks bit 0 of the first
+                        // word and every bit from `nx - 1` on); `k < count`, the number of set
+                        // bits of `faces`, of which this is the `k`-th.
                         let (voxel, slot) = unsafe { (word_voxels.get_unchecked(b), slots.get_unchecked_mut(k)) };
                         let material = if ONE { one_material } else { u64::from(voxel.material) << 56 };
                         slot.write(Face(base.wrapping_add(b as u64) | material));
@@ -339,8 +345,8 @@ fn face_rows_of<const ONE: bool>(g: Padded, rows: &[u64], voxels: &[Voxel], one_
                 }
                 debug_assert_eq!(k, count);
                 // SAFETY: `count` is the number of set bits in `faces`, and the loops above wrote
-                // slot `k` for each of them in turn (bounds-checked), so all `count` slots past
-                // the old length are initialized.
+                // slot `k` for each of them in turn (unchecked, `k < count` argued there), so all
+                // `count` slots past the old length are initialized.
                 unsafe {
                     out.set_len(start + count);
                 }

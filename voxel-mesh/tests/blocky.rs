@@ -274,6 +274,30 @@ fn greedy_slices_of_plates_never_have_more_quads_than_block_mesh() {
     }
 }
 
+/// Regions taller than 64 voxels: the x faces' slices, transposed to rows along y for
+/// block-mesh's order, then hold two words per row.
+#[test]
+fn greedy_on_tall_regions() {
+    for seed in 1..9u64 {
+        let region = VoxelBox::from_min_size(IVec3::new(3, -40, -2), IVec3::new(9, 70, 11));
+        let mut field = if seed % 2 == 0 {
+            random_boxes(seed, region.grow(1), 60)
+        } else {
+            random_blocks(seed, region.grow(1), 30 + 5 * seed)
+        };
+        if seed % 3 == 0 {
+            field = one_material_copy(&field);
+        }
+        let mut mesh = Mesh::new();
+        Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
+        let mut got = BTreeMap::new();
+        faces_of(&mesh, &mut got);
+        assert_eq!(visible_faces(&field, region), got, "seed {seed}");
+        let peer = block_mesh_greedy_quads(&field, region);
+        assert_eq!(slice_with_more(&slice_quads(&mesh), &peer), None, "seed {seed}");
+    }
+}
+
 /// Rows past four words take the general scan (the narrow ones keep a row in registers).
 #[test]
 fn greedy_on_rows_of_many_words() {
