@@ -158,11 +158,12 @@ impl Shape {
         for (k, &i) in raw.vertices.iter().enumerate() {
             local[i as usize] = k as u32;
         }
-        // A spare large enough for all three lists, else any (it grows once).
+        // A spare large enough for all its lists, else any (each list grows once).
         let fits = |s: &Shape| {
             s.points.capacity() >= raw.vertices.len()
                 && s.triangles.capacity() >= raw.triangles.len()
                 && s.planes.capacity() >= raw.planes.len()
+                && s.adjacency.capacity() >= raw.adjacency.len()
         };
         let mut shape = match scratch.spare.iter().rposition(fits) {
             Some(k) => scratch.spare.swap_remove(k),
