@@ -3,7 +3,7 @@
 //! on the right (each quad outlined, so the merging shows). The README's picture comes from this:
 //!
 //! ```text
-//! cargo run --release -p voxel-mesh --example render_svg -- out.svg [seed]
+//! cargo run --release -p voxel-mesh --example terrain_svg -- out.svg [seed]
 //! ```
 //!
 //! Flat shading and the painter's algorithm (triangles sorted far to near by their centres).
