@@ -141,6 +141,21 @@ pub(crate) struct HullScratch {
 }
 
 impl HullScratch {
+    /// Empties the face, plane and pending lists for a hull over `points` points (buffers keep
+    /// their capacity), and sizes the per-point tables.
+    fn start(&mut self, points: usize) {
+        self.used = 0;
+        self.planes.clear();
+        self.plane_stamp.clear();
+        self.plane_visible.clear();
+        self.pending.clear();
+        self.skipped_eyes = 0;
+        if self.vertex_edge.len() < points {
+            self.vertex_edge.resize(points, NONE);
+            self.vertex_stamp.resize(points, 0);
+        }
+    }
+
     fn new_face(&mut self, v: [u32; 3], plane: u32) -> u32 {
         let id = self.used;
         if id == self.faces.len() {
@@ -333,16 +348,7 @@ fn build_3d(
     s: &mut HullScratch,
     out: &mut RawHull,
 ) -> Result<(), Degeneracy> {
-    s.used = 0;
-    s.planes.clear();
-    s.plane_stamp.clear();
-    s.plane_visible.clear();
-    s.pending.clear();
-    s.skipped_eyes = 0;
-    if s.vertex_edge.len() < points.len() {
-        s.vertex_edge.resize(points.len(), NONE);
-        s.vertex_stamp.resize(points.len(), 0);
-    }
+    s.start(points.len());
     let [a, mut b, mut c, d] = simplex.map(|i| i as u32);
     if base.distance(points[d as usize]) > 0.0 {
         // The base triangle must face away from the fourth point.
@@ -418,16 +424,7 @@ pub(crate) fn grow_hull(
     let (lo, hi) = points.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
     let max_abs = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
     let tau = plane_thickness(eps, (hi - lo).max_element(), max_abs);
-    s.used = 0;
-    s.planes.clear();
-    s.plane_stamp.clear();
-    s.plane_visible.clear();
-    s.pending.clear();
-    s.skipped_eyes = 0;
-    if s.vertex_edge.len() < points.len() {
-        s.vertex_edge.resize(points.len(), NONE);
-        s.vertex_stamp.resize(points.len(), 0);
-    }
+    s.start(points.len());
     for &plane in planes {
         s.new_plane(plane);
     }

@@ -106,8 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// A colour per material id: the generator's materials in their own tones, others spread by the
-/// golden angle.
+/// A colour per material id: the generator's materials in their own tones, grey for any other.
 fn colour(material: u8) -> [u8; 3] {
     use voxel_store::generate::materials::{DIRT, GRASS, ROCK, WATER};
     match material {
@@ -115,18 +114,6 @@ fn colour(material: u8) -> [u8; 3] {
         DIRT => [145, 105, 65],
         ROCK => [150, 150, 150],
         WATER => [70, 120, 200],
-        m => {
-            let h = (f32::from(m) * 137.5) % 360.0 / 60.0;
-            let x = 1.0 - (h % 2.0 - 1.0).abs();
-            let (r, g, b) = match h as u32 {
-                0 => (1.0, x, 0.0),
-                1 => (x, 1.0, 0.0),
-                2 => (0.0, 1.0, x),
-                3 => (0.0, x, 1.0),
-                4 => (x, 0.0, 1.0),
-                _ => (1.0, 0.0, x),
-            };
-            [r, g, b].map(|u: f32| (60.0 + u * 160.0) as u8)
-        }
+        _ => [190, 190, 190],
     }
 }
