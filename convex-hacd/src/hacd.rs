@@ -569,9 +569,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         let b_error = nodes[b].error;
         nodes[b].alive = false;
         scratch.recycle(std::mem::take(&mut nodes[b].shape));
-        let node = &mut nodes[a];
-        let old = std::mem::replace(&mut node.shape, merged);
-        scratch.recycle(old);
+        scratch.recycle(std::mem::replace(&mut nodes[a].shape, merged));
         let node = &mut nodes[a];
         node.triangles.extend_from_slice(&b_triangles);
         node.error = node.error.max(cost).max(b_error);

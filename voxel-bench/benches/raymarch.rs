@@ -293,11 +293,8 @@ fn probe(trials: usize) {
                     black_box(f());
                     best[k] = best[k].min(start.elapsed().as_secs_f64() * 1e9 / set.len() as f64);
                 };
-                time(0, &mut || set.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
-                time(1, &mut || {
-                    s.occ.march(black_box(set), &mut out);
-                    out.iter().filter(|h| h.is_some()).count()
-                });
+                time(0, &mut || count_casts(&s.occ, set));
+                time(1, &mut || count_march(&s.occ, set, &mut out));
                 // parry is 10-30x slower: a third of the trials keep its minimum honest and the
                 // run short.
                 if trial % 3 == 0 {

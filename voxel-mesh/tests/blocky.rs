@@ -247,6 +247,18 @@ proptest! {
     }
 }
 
+/// Greedy meshes `region` of `field`: its quads cover exactly the brute-force visible faces, and
+/// no slice has more quads than block-mesh's `greedy_quads` gives it.
+fn check_greedy(field: &VoxelGrid, region: VoxelBox, case: &str) {
+    let mut mesh = Mesh::new();
+    Mesher::new().blocky(field, region, &MeshOptions::default(), &mut mesh).unwrap();
+    let mut got = BTreeMap::new();
+    faces_of(&mesh, &mut got);
+    assert_eq!(visible_faces(field, region), got, "{case}");
+    let peer = block_mesh_greedy_quads(field, region);
+    assert_eq!(slice_with_more(&slice_quads(&mesh), &peer), None, "{case}");
+}
+
 /// Plates one voxel thick across each axis: nearly all faces lie in the two big slices, where
 /// the scan orders disagree most, so a wrong idea of block-mesh's order for one direction shows
 /// as a slice with more quads than `greedy_quads` gives it.
@@ -266,10 +278,7 @@ fn greedy_slices_of_plates_never_have_more_quads_than_block_mesh() {
             if seed % 3 == 0 {
                 field = one_material_copy(&field);
             }
-            let mut mesh = Mesh::new();
-            Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
-            let peer = block_mesh_greedy_quads(&field, region);
-            assert_eq!(slice_with_more(&slice_quads(&mesh), &peer), None, "axis {axis}, seed {seed}");
+            check_greedy(&field, region, &format!("axis {axis}, seed {seed}"));
         }
     }
 }
@@ -288,13 +297,7 @@ fn greedy_on_tall_regions() {
         if seed % 3 == 0 {
             field = one_material_copy(&field);
         }
-        let mut mesh = Mesh::new();
-        Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
-        let mut got = BTreeMap::new();
-        faces_of(&mesh, &mut got);
-        assert_eq!(visible_faces(&field, region), got, "seed {seed}");
-        let peer = block_mesh_greedy_quads(&field, region);
-        assert_eq!(slice_with_more(&slice_quads(&mesh), &peer), None, "seed {seed}");
+        check_greedy(&field, region, &format!("seed {seed}"));
     }
 }
 
@@ -307,13 +310,7 @@ fn greedy_on_rows_of_many_words() {
         if seed % 2 == 0 {
             field = one_material_copy(&field);
         }
-        let mut mesh = Mesh::new();
-        Mesher::new().blocky(&field, region, &MeshOptions::default(), &mut mesh).unwrap();
-        let mut got = BTreeMap::new();
-        faces_of(&mesh, &mut got);
-        assert_eq!(visible_faces(&field, region), got, "seed {seed}");
-        let peer = block_mesh_greedy_quads(&field, region);
-        assert_eq!(slice_with_more(&slice_quads(&mesh), &peer), None, "seed {seed}");
+        check_greedy(&field, region, &format!("seed {seed}"));
     }
 }
 
