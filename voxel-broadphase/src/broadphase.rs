@@ -7,7 +7,7 @@ use ahash::AHashMap;
 use glam::IVec3;
 use voxel_core::{RegionHint, Voxel, VoxelBox, VoxelSource};
 
-use crate::index::{self, ChunkIndex, FIRST_SLOT};
+use crate::index::{self, ChunkIndex};
 use crate::masks::{self, BlockRows, Built, CHUNK_EDGE, SliceMask};
 use crate::pairs::Object;
 use crate::{BroadphaseError, Reach};
@@ -108,7 +108,8 @@ impl Broadphase {
     pub fn new() -> Self {
         Self {
             chunks: ChunkIndex::default(),
-            masks: vec![Slot::default(); FIRST_SLOT as usize],
+            // The empty and the full slot of the tags (`index::Code`).
+            masks: vec![Slot::default(), Slot([u64::MAX; 8])],
             free_single: Vec::new(),
             free_pair: Vec::new(),
             reach: Reach::default(),

@@ -16,13 +16,16 @@ const MAX_GRID_CHUNKS: u64 = 1 << 22;
 /// with `slot >= FIRST_SLOT`: its solid mask at `slot`, its water mask at `slot + 1` when it has one.
 ///
 /// The encoding lets the overlap test find both masks without a branch: `code >> 1` is the solid
-/// slot and `(code & 1) * ((code >> 1) + 1)` the water slot, and for the three tags these land on
-/// slots 0 and 1, which always hold empty masks ([`solid_slot`], [`water_slot`]).
+/// slot and `(code & 1) * ((code >> 1) + 1)` the water slot ([`solid_slot`], [`water_slot`]).
+/// For the three tags these land on slot 0, which always holds an empty mask, and slot 1, which
+/// always holds a full one: `FULL_SOLID`'s solid slot and `FULL_WATER`'s water slot. So a tag
+/// needs no test of its own: the box's bits in a full chunk are never empty, and they meet a
+/// full mask.
 pub(crate) type Code = u32;
 pub(crate) const EMPTY: Code = 0;
-pub(crate) const FULL_SOLID: Code = 1;
-pub(crate) const FULL_WATER: Code = 2;
-/// The first mask slot a partial chunk can use; slots 0 and 1 stay empty.
+pub(crate) const FULL_WATER: Code = 1;
+pub(crate) const FULL_SOLID: Code = 2;
+/// The first mask slot a partial chunk can use: slot 0 stays empty, slot 1 full.
 pub(crate) const FIRST_SLOT: u32 = 2;
 
 /// The code of a partial chunk whose masks start at `slot`.
@@ -37,13 +40,15 @@ pub(crate) fn is_partial(code: Code) -> bool {
     code >= FIRST_SLOT << 1
 }
 
-/// The slot of the solid mask of `code` (an empty slot for tags).
+/// The slot of the solid mask of `code` (the full slot for `FULL_SOLID`, the empty one for the
+/// other tags).
 #[inline]
 pub(crate) fn solid_slot(code: Code) -> usize {
     (code >> 1) as usize
 }
 
-/// The slot of the water mask of `code` (an empty slot for tags and chunks without water).
+/// The slot of the water mask of `code` (the full slot for `FULL_WATER`, the empty one for the
+/// other tags and for chunks without water).
 #[inline]
 pub(crate) fn water_slot(code: Code) -> usize {
     ((code & 1) * ((code >> 1) + 1)) as usize
@@ -122,7 +127,7 @@ impl ChunkIndex {
     }
 
     /// The grid's row and slice strides.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn strides(&self) -> [usize; 2] {
         self.strides
@@ -130,7 +135,7 @@ impl ChunkIndex {
 
     /// The grid's first key and its size in keys, as four lanes each (the last one 0); size 0
     /// when there is no grid.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn grid_lanes(&self) -> ([i32; 4], [i32; 4]) {
         (self.keys_min_lanes, self.size_lanes)

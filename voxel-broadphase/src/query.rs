@@ -22,9 +22,12 @@ use glam::{BVec3A, IVec3, Vec3A};
 use voxel_core::Aabb;
 
 use crate::BroadphaseError;
-use crate::broadphase::{Broadphase, ChunkHit, MAX_COORDINATE, MAX_QUERY_CHUNKS, QUERY_MARGIN};
+use crate::broadphase::{Broadphase, ChunkHit, MAX_COORDINATE, MAX_QUERY_CHUNKS, QUERY_MARGIN, Slot};
 use crate::index::{self, Code};
 use crate::masks::{MASKS_X, MASKS_Z};
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 /// How far the geometry made from solid voxels can reach, which decides the mask bits a box tests.
 ///
@@ -58,8 +61,32 @@ impl Broadphase {
     /// [`BroadphaseError::InvalidAabb`]; boxes spanning more than [`MAX_QUERY_CHUNKS`] chunks give
     /// [`BroadphaseError::TooLarge`]; `out` is empty after an error. No allocation once `out`
     /// has held as many hits as the box has.
+    #[inline]
     pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
         out.clear();
+        self.query_append(aabb, out)
+    }
+
+    /// [`Broadphase::query`] without clearing `out`: the hits are appended, nothing is on error.
+    ///
+    /// Inlined into the caller up to the call of the AVX2 small query, which takes almost every
+    /// character-sized box: the other paths, out of line, keep their register saves to themselves.
+    #[inline]
+    pub(crate) fn query_append(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            #[allow(unsafe_code)]
+            if unsafe { avx2::query_small(self, aabb, out) } {
+                return Ok(());
+            }
+        }
+        self.query_portable(aabb, out)
+    }
+
+    /// [`Broadphase::query_append`] without AVX2, and of the boxes its small query leaves.
+    #[inline(never)]
+    fn query_portable(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         {
             let (min, max) = (Vec3A::from(aabb.min), Vec3A::from(aabb.max));
@@ -113,9 +140,9 @@ impl Broadphase {
             k0,
             start,
             window: (two.x | two.z << 1 | two.y << 2) as usize,
-            xs: &PAIRS_X[shift][lo[0]][hi[0]],
-            zs: &PAIRS_Z[shift][lo[2]][hi[2]],
-            ys: PAIRS_Y[shift][lo[1]][hi[1]],
+            xs: &PAIRS_X[pair_index(shift, lo[0], hi[0])],
+            zs: &PAIRS_Z[pair_index(shift, lo[2], hi[2])],
+            ys: PAIRS_Y[pair_index(shift, lo[1], hi[1])],
         })
     }
 
@@ -123,7 +150,7 @@ impl Broadphase {
     #[inline(always)]
     fn walk_small(&self, w: &SmallWindow, out: &mut Vec<ChunkHit>) {
         let (grid, [sx, sxz]) = self.chunks.grid_and_strides();
-        let ys = w.ys.map(|bits| &SLICES[usize::from(bits)]);
+        let ys = w.ys.map(|bits| &SLICES[usize::from(bits)].0);
         // The one to eight chunks as the bits `j = ix | iz << 1 | iy << 2` of the window's 2x2x2
         // keys that `w.window` allows, walked in increasing `j`, which is key order (y, then z,
         // then x). One loop instead of three nested ones of one or two turns each: fewer exits
@@ -196,14 +223,14 @@ impl Broadphase {
     /// masks ANDed with the XZ mask `xz` in the slices `slices` selects (all ones for a covered
     /// slice, zero otherwise).
     ///
-    /// All eight slices are tested, the uncovered ones masked to zero, and the solid mask of a
-    /// tag is the empty slot 0 or 1 ([`index::Code`]): a fixed amount of work per chunk, with a
-    /// branch only for the few chunks that have water.
+    /// All eight slices are tested, the uncovered ones masked to zero, and the masks of a tag are
+    /// the empty slot 0 or the full slot 1 ([`index::Code`]): a fixed amount of work per chunk,
+    /// with a branch only for the few chunks that have water.
     #[inline(always)]
     fn test(&self, code: Code, xz: u64, slices: &[u64; 8]) -> (bool, bool) {
         let covered = |mask: &[u64; 8]| mask.iter().zip(slices).fold(0, |acc, (m, s)| acc | m & s) & xz != 0;
-        let solid = covered(&self.masks[index::solid_slot(code)].0) || code == index::FULL_SOLID;
-        let water = (code & 1 != 0 && covered(&self.masks[index::water_slot(code)].0)) || code == index::FULL_WATER;
+        let solid = covered(&self.masks[index::solid_slot(code)].0);
+        let water = code & 1 != 0 && covered(&self.masks[index::water_slot(code)].0);
         (solid, water)
     }
 }
@@ -323,9 +350,9 @@ mod sse2 {
             start: dx + sx * dz + sxz * dy,
             // Movemask bits are x, y, z; the window's are x, z, y.
             window: doubled & 1 | (doubled >> 2 & 1) << 1 | (doubled >> 1 & 1) << 2,
-            xs: &PAIRS_X[shift][ix >> 4][ix & 15],
-            zs: &PAIRS_Z[shift][iz >> 4][iz & 15],
-            ys: PAIRS_Y[shift][iy >> 4][iy & 15],
+            xs: &PAIRS_X[shift << 7 | ix],
+            zs: &PAIRS_Z[shift << 7 | iz],
+            ys: PAIRS_Y[shift << 7 | iy],
         })
     }
 }
@@ -333,18 +360,19 @@ mod sse2 {
 /// True for the tags of full chunks.
 #[inline(always)]
 fn is_full(code: Code) -> bool {
-    code.wrapping_sub(index::FULL_SOLID) <= index::FULL_WATER - index::FULL_SOLID
+    code.wrapping_sub(index::FULL_WATER) <= index::FULL_SOLID - index::FULL_WATER
 }
 
-/// `SLICES[bits][y]`: all ones for the Y slices `y` whose bit is set in `bits`, zero for the others.
-static SLICES: [[u64; 8]; 256] = {
-    let mut t = [[0u64; 8]; 256];
+/// `SLICES[bits].0[y]`: all ones for the Y slices `y` whose bit is set in `bits`, zero for the
+/// others; each on its own cache line, as a mask is.
+static SLICES: [Slot; 256] = {
+    let mut t = [Slot([0u64; 8]); 256];
     let mut bits = 0;
     while bits < 256 {
         let mut y = 0;
         while y < 8 {
             if bits >> y & 1 == 1 {
-                t[bits][y] = u64::MAX;
+                t[bits].0[y] = u64::MAX;
             }
             y += 1;
         }
@@ -367,21 +395,30 @@ const fn pair_ranges(shift: usize, l: usize, h: usize) -> [(usize, usize); 2] {
     [(first, 8), (if shift < h1 { shift } else { h1 }, h1 + 1)]
 }
 
-/// `PAIRS_X[shift][l][h]`: the XZ-mask factors along `x` of the two chunks ([`pair_ranges`]).
-static PAIRS_X: [[[[u64; 2]; 16]; 8]; 2] = pair_table(&MASKS_X);
-/// `PAIRS_Z[shift][l][h]`: the XZ-mask factors along `z` of the two chunks.
-static PAIRS_Z: [[[[u64; 2]; 16]; 8]; 2] = pair_table(&MASKS_Z);
-/// `PAIRS_Y[shift][l][h]`: the slices (one bit each, an index of [`SLICES`]) of the two chunks.
-static PAIRS_Y: [[[[u8; 2]; 16]; 8]; 2] = {
-    let mut t = [[[[0u8; 2]; 16]; 8]; 2];
+/// The index of `(shift, l, h)` in the pair tables: `shift << 7 | l << 4 | h`, with `shift` in
+/// 0..2, `l` in 0..8 and `h` in 0..16.
+#[inline(always)]
+const fn pair_index(shift: usize, l: usize, h: usize) -> usize {
+    (shift & 1) << 7 | (l & 7) << 4 | (h & 15)
+}
+
+/// `PAIRS_X[pair_index(shift, l, h)]`: the XZ-mask factors along `x` of the two chunks
+/// ([`pair_ranges`]).
+static PAIRS_X: [[u64; 2]; 256] = pair_table(&MASKS_X);
+/// `PAIRS_Z[pair_index(shift, l, h)]`: the XZ-mask factors along `z` of the two chunks.
+static PAIRS_Z: [[u64; 2]; 256] = pair_table(&MASKS_Z);
+/// `PAIRS_Y[pair_index(shift, l, h)]`: the slices (one bit each, an index of [`SLICES`]) of the
+/// two chunks.
+static PAIRS_Y: [[u8; 2]; 256] = {
+    let mut t = [[0u8; 2]; 256];
     let mut i = 0;
-    while i < 2 * 8 * 16 {
-        let (shift, l, h) = (i / 128, i / 16 % 8, i % 16);
+    while i < 256 {
+        let (shift, l, h) = (i >> 7, i >> 4 & 7, i & 15);
         if l <= h {
             let r = pair_ranges(shift, l, h);
             let mut c = 0;
             while c < 2 {
-                t[shift][l][h][c] = ((1u16 << r[c].1) - (1u16 << r[c].0)) as u8;
+                t[i][c] = ((1u16 << r[c].1) - (1u16 << r[c].0)) as u8;
                 c += 1;
             }
         }
@@ -390,14 +427,14 @@ static PAIRS_Y: [[[[u8; 2]; 16]; 8]; 2] = {
     t
 };
 
-const fn pair_table(masks: &[[u64; 9]; 9]) -> [[[[u64; 2]; 16]; 8]; 2] {
-    let mut t = [[[[0u64; 2]; 16]; 8]; 2];
+const fn pair_table(masks: &[[u64; 9]; 9]) -> [[u64; 2]; 256] {
+    let mut t = [[0u64; 2]; 256];
     let mut i = 0;
-    while i < 2 * 8 * 16 {
-        let (shift, l, h) = (i / 128, i / 16 % 8, i % 16);
+    while i < 256 {
+        let (shift, l, h) = (i >> 7, i >> 4 & 7, i & 15);
         if l <= h {
             let r = pair_ranges(shift, l, h);
-            t[shift][l][h] = [masks[r[0].0][r[0].1], masks[r[1].0][r[1].1]];
+            t[i] = [masks[r[0].0][r[0].1], masks[r[1].0][r[1].1]];
         }
         i += 1;
     }
@@ -569,7 +606,7 @@ impl AxisSpan {
     #[inline]
     fn slices(&self, k: i32) -> &'static [u64; 8] {
         let (lo, hi) = self.bits(k);
-        &SLICES[((1u16 << hi) - (1u16 << lo)) as usize]
+        &SLICES[((1u16 << hi) - (1u16 << lo)) as usize].0
     }
 }
 
@@ -674,6 +711,74 @@ mod tests {
         assert!(taken > 50_000 && declined > 50_000, "{taken} taken, {declined} declined");
     }
 
+    /// The AVX2 small query gives the portable paths' hits wherever it takes a box, and takes
+    /// every small box inside the grid: a generated world with caves and water, boxes inside,
+    /// across and outside the grid (built over part of the world, so chunks outside it sit in the
+    /// map), at integers, halves and special values, NaN and inverted boxes, both reaches.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_small_query_equals_the_portable_paths() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let world = voxel_store::generate::terrain(&voxel_store::generate::Terrain::new(IVec3::new(64, 48, 64), 7))
+            .expect("valid parameters");
+        let mut bp = Broadphase::build(&world, voxel_core::VoxelBox::new(IVec3::new(8, 0, 8), IVec3::new(56, 48, 56)))
+            .expect("bounded region");
+        // Chunks outside the grid, in the map.
+        bp.rebuild(&world, voxel_core::VoxelBox::new(IVec3::ZERO, IVec3::new(64, 48, 64)), &mut Vec::new())
+            .expect("bounded region");
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let special = [0.0, -0.0, 8.0, 7.999_999, 56.0, 55.5, f32::NAN, 1e9, -1e9];
+        let (mut taken, mut hits) = (0, 0);
+        let (mut simd, mut portable) = (Vec::new(), Vec::new());
+        for reach in [Reach::SurfaceNets, Reach::Neighbours] {
+            bp.set_reach(reach, &mut Vec::new());
+            for _ in 0..40_000 {
+                let r = next();
+                let coordinate = |bits: u64| {
+                    let v = (bits % 8_000) as f32 / 100.0 - 8.0;
+                    match bits >> 40 & 7 {
+                        0 | 1 => v.round(),
+                        2 => v.round() + 0.5,
+                        3 => special[(bits >> 44) as usize % special.len()],
+                        _ => v,
+                    }
+                };
+                let min = Vec3::new(coordinate(r), coordinate(r >> 16), coordinate(next()));
+                // Mostly character-sized, some larger than the small window takes, some inverted.
+                let size = Vec3::new((r >> 48) as f32 % 5.0, (r >> 52) as f32 % 7.0, (r >> 56) as f32 % 5.0)
+                    - Vec3::splat(if r >> 60 == 0 { 2.0 } else { 0.0 });
+                let aabb = Aabb { min, max: min + size };
+                simd.clear();
+                // SAFETY: the CPU has AVX2 (checked at the top).
+                #[allow(unsafe_code)]
+                let took = unsafe { avx2::query_small(&bp, &aabb, &mut simd) };
+                portable.clear();
+                let expected = bp.query_portable(&aabb, &mut portable);
+                if took {
+                    assert_eq!(expected, Ok(()), "{aabb:?}");
+                    assert_eq!(simd, portable, "{aabb:?} {reach:?}");
+                    taken += 1;
+                    hits += simd.len();
+                } else {
+                    assert!(simd.is_empty(), "{aabb:?}");
+                    // Declined: not a small box inside the grid (or not a valid one).
+                    let small_inside = Cells::new(&aabb, reach).ok().and_then(|cells| bp.small_window(cells));
+                    assert!(small_inside.is_none(), "{aabb:?} {reach:?}");
+                }
+            }
+        }
+        // Enough boxes taken, with hits, to mean something.
+        assert!(taken > 20_000 && hits > 10_000, "{taken} taken, {hits} hits");
+    }
+
     /// A broadphase with no chunk built has no grid: small boxes, across chunk borders on every
     /// axis too, find nothing (the grid check once let them index the empty grid).
     #[test]
@@ -729,13 +834,14 @@ mod tests {
                         let (lo, hi) = span.bits(k);
                         ((1u16 << hi) - (1u16 << lo)) as u8
                     };
-                    let (s, l, h) = (shift as usize, c0 as usize, c1 as usize);
-                    assert_eq!(PAIRS_X[s][l][h][0], MASKS_X[span.first.0][span.first.1]);
-                    assert_eq!(PAIRS_Z[s][l][h][0], MASKS_Z[span.first.0][span.first.1]);
-                    assert_eq!(PAIRS_Y[s][l][h][0], bits(0));
+                    let i = pair_index(shift as usize, c0 as usize, c1 as usize);
+                    assert_eq!(PAIRS_X[i][0], MASKS_X[span.first.0][span.first.1]);
+                    assert_eq!(PAIRS_Z[i][0], MASKS_Z[span.first.0][span.first.1]);
+                    assert_eq!(PAIRS_Y[i][0], bits(0));
                     if c1 >= 8 {
-                        assert_eq!(PAIRS_X[s][l][h][1], MASKS_X[span.last.0][span.last.1]);
-                        assert_eq!(PAIRS_Y[s][l][h][1], bits(1));
+                        assert_eq!(PAIRS_X[i][1], MASKS_X[span.last.0][span.last.1]);
+                        assert_eq!(PAIRS_Z[i][1], MASKS_Z[span.last.0][span.last.1]);
+                        assert_eq!(PAIRS_Y[i][1], bits(1));
                     }
                 }
             }
