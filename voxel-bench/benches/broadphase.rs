@@ -139,6 +139,14 @@ fn queries(c: &mut Criterion) {
                 n
             });
         });
+        // The same 1024 boxes in one `query_batch` call (hits of all boxes in one list).
+        let (mut batch_hits, mut ends) = (Vec::new(), Vec::new());
+        group.bench_with_input(BenchmarkId::new("ours", format!("{name}-batch")), &(), |b, ()| {
+            b.iter(|| {
+                bp.query_batch(black_box(&set), &mut batch_hits, &mut ends).expect("valid boxes");
+                batch_hits.len()
+            });
+        });
         // The same 1024 boxes, each queried 8 times in a row: an object tested again the next
         // frame finds its chunk masks in cache (the scattered pass above mostly misses them).
         group.throughput(Throughput::Elements(8 * set.len() as u64));

@@ -170,6 +170,36 @@ proptest! {
         bp.set_reach(Reach::SurfaceNets, &mut Vec::new());
     }
 
+    /// A batch gives each box the hits of its own query, in order; a bad box stops the batch
+    /// with its error and `ends` says which box it was.
+    #[test]
+    fn batch_queries_equal_single_queries(
+        world in arb_world(),
+        boxes in prop::collection::vec(arb_box(), 0..40),
+        bad_at in any::<prop::sample::Index>(),
+        with_bad in any::<bool>(),
+    ) {
+        let bp = build(&world);
+        let (mut hits, mut ends, mut one) = (Vec::new(), Vec::new(), Vec::new());
+        bp.query_batch(&boxes, &mut hits, &mut ends).unwrap();
+        prop_assert_eq!(ends.len(), boxes.len());
+        let mut from = 0;
+        for (b, &end) in boxes.iter().zip(&ends) {
+            bp.query(b, &mut one).unwrap();
+            prop_assert_eq!(&hits[from..end as usize], &one[..], "box {:?}", b);
+            from = end as usize;
+        }
+        prop_assert_eq!(from, hits.len());
+        if with_bad && !boxes.is_empty() {
+            let mut boxes = boxes;
+            let i = bad_at.index(boxes.len());
+            boxes[i].max.y = f32::NAN;
+            prop_assert_eq!(bp.query_batch(&boxes, &mut hits, &mut ends), Err(BroadphaseError::InvalidAabb));
+            prop_assert_eq!(ends.len(), i);
+            prop_assert_eq!(hits.len(), ends.last().map_or(0, |e| *e as usize));
+        }
+    }
+
     /// The claim [`Reach::SurfaceNets`] rests on, against real meshes: every triangle of
     /// `voxel-mesh` within the grown box comes from a chunk that `voxel-physics` asks for a solid
     /// hit (a hit's chunk and the chunks one above it on each axis, whose meshes reach one cube

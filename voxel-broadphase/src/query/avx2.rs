@@ -43,6 +43,7 @@ fn lanes(slot: &Slot) -> [__m256i; 2] {
 /// Hits are appended to `out`. Callers outside an AVX2 context call it in `unsafe`, having checked
 /// that the CPU supports AVX2.
 #[target_feature(enable = "avx2")]
+#[inline]
 pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> bool {
     let (min, max) = (__m128::from(Vec3A::from(aabb.min)), __m128::from(Vec3A::from(aabb.max)));
     // Ordered and within ±FAST; NaN fails every comparison. Checked together with the window
@@ -158,4 +159,24 @@ fn vector(a: [i32; 4]) -> __m128i {
     unsafe {
         _mm_set_epi32(a[3], a[2], a[1], a[0])
     }
+}
+
+/// [`crate::Broadphase::query_batch`] with AVX2: [`query_small`] inlined into the loop over the
+/// boxes, so that the call, the register saves and the loads of the grid's and tables' addresses
+/// are paid once per batch instead of once per box.
+#[target_feature(enable = "avx2")]
+pub(super) fn query_batch(
+    bp: &Broadphase,
+    boxes: &[Aabb],
+    hits: &mut Vec<ChunkHit>,
+    ends: &mut Vec<u32>,
+) -> Result<(), crate::BroadphaseError> {
+    ends.reserve(boxes.len());
+    for aabb in boxes {
+        if !query_small(bp, aabb, hits) {
+            bp.query_portable(aabb, hits)?;
+        }
+        ends.push(hits.len() as u32);
+    }
+    Ok(())
 }
