@@ -5,7 +5,8 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{IVec3, Vec3};
-use voxel_bench::{alloc, config, figure, workloads::Rng};
+use voxel_bench::workloads::{self, Rng};
+use voxel_bench::{alloc, config, figure};
 use voxel_broadphase::{Broadphase, MaskBuilder, Reach};
 use voxel_core::{Aabb, Phase, Voxel, VoxelBox, VoxelSource};
 use voxel_store::VoxelStore;
@@ -25,21 +26,6 @@ fn boxes(n: usize, size: Vec3, seed: u64) -> Vec<Aabb> {
     let mut rng = Rng::new(seed);
     let room = Aabb::new(Vec3::ZERO, WORLD.as_vec3() - size);
     (0..n).map(|_| rng.point_in(&room)).map(|p| Aabb::new(p, p + size)).collect()
-}
-
-/// Boxes resting near the ground surface: the interesting case for a terrain broadphase.
-fn boxes_near_surface(world: &VoxelStore, n: usize, size: Vec3, seed: u64) -> Vec<Aabb> {
-    let mut rng = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let x = rng.range(8.0, WORLD.x as f32 - 8.0);
-            let z = rng.range(8.0, WORLD.z as f32 - 8.0);
-            let top =
-                (0..WORLD.y).rev().find(|&y| world.get(IVec3::new(x as i32, y, z as i32)).is_inside()).unwrap_or(0);
-            let p = Vec3::new(x, top as f32 + rng.range(0.0, 3.0), z);
-            Aabb::new(p, p + size)
-        })
-        .collect()
 }
 
 /// The cells a box grown by one voxel touches, `floor(min - 1)..=floor(max + 1)`, in whole
@@ -125,7 +111,8 @@ fn queries(c: &mut Criterion) {
     let world = world();
     let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, WORLD)).expect("bounded region");
     for (name, size) in [("1x2x1", Vec3::new(1.0, 2.0, 1.0)), ("20^3", Vec3::splat(20.0))] {
-        let set = boxes_near_surface(&world, 1024, size, 3);
+        // Boxes resting near the ground surface: the interesting case for a terrain broadphase.
+        let set = workloads::boxes_near_surface(&world, WORLD, 1024, size, 3);
         let mut group = c.benchmark_group("broadphase/overlap");
         group.throughput(Throughput::Elements(set.len() as u64));
         let mut hits = Vec::new();

@@ -3,8 +3,9 @@
 //! The generator is SplitMix64: tiny, fast and identical on every platform, so a workload named
 //! `(kind, seed, size)` is the same bytes everywhere.
 
-use glam::Vec3;
+use glam::{IVec3, Vec3};
 use voxel_core::{Aabb, Ray};
+use voxel_store::VoxelStore;
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a seedable generator with no dependencies.
 #[derive(Clone, Debug)]
@@ -50,6 +51,23 @@ impl Rng {
             }
         }
     }
+}
+
+/// `n` boxes of `size` resting near the ground of `world` (whose voxels span `0..extent`): at a
+/// random column at least 8 voxels from the sides, 0 to 3 voxels above its highest inside voxel.
+/// The broadphase benches' character boxes.
+pub fn boxes_near_surface(world: &VoxelStore, extent: IVec3, n: usize, size: Vec3, seed: u64) -> Vec<Aabb> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let x = rng.range(8.0, extent.x as f32 - 8.0);
+            let z = rng.range(8.0, extent.z as f32 - 8.0);
+            let top =
+                (0..extent.y).rev().find(|&y| world.get(IVec3::new(x as i32, y, z as i32)).is_inside()).unwrap_or(0);
+            let p = Vec3::new(x, top as f32 + rng.range(0.0, 3.0), z);
+            Aabb::new(p, p + size)
+        })
+        .collect()
 }
 
 /// `n` boxes with centres in a 100-unit cube and edges from 0.5 to 8 units.

@@ -7,10 +7,12 @@ use ahash::AHashMap;
 use glam::IVec3;
 use voxel_core::{RegionHint, Voxel, VoxelBox, VoxelSource};
 
-use crate::index::{self, ChunkIndex};
+use crate::index::{self, ChunkIndex, FIRST_SLOT};
 use crate::masks::{self, BlockRows, Built, CHUNK_EDGE, SliceMask};
 use crate::pairs::Object;
 use crate::{BroadphaseError, Reach};
+
+const _: () = assert!(FIRST_SLOT == 2, "slots 0 (empty) and 1 (full) come before the partial chunks' slots");
 
 /// How far past an object's box the test looks, in voxels (the "grow by one voxel"): a
 /// contact margin, so pairs appear one voxel before the surfaces touch.
@@ -74,7 +76,7 @@ pub struct Broadphase {
     pub(crate) chunks: ChunkIndex,
     /// Masks of partial chunks, one cache line each: a chunk's solid mask, then its water mask
     /// when it has water (most chunks have none, and a query then reads one line per chunk).
-    /// Slots 0 and 1 stay empty ([`index::Code`]); freed slots are reused.
+    /// Slot 0 stays empty and slot 1 full, for the tags ([`index::Code`]); freed slots are reused.
     pub(crate) masks: Vec<Slot>,
     /// Freed single slots (chunks without water) and freed pairs (chunks with water).
     free_single: Vec<u32>,
@@ -108,7 +110,7 @@ impl Broadphase {
     pub fn new() -> Self {
         Self {
             chunks: ChunkIndex::default(),
-            // The empty and the full slot of the tags (`index::Code`).
+            // The empty and the full slot of the tags (`index::Code`), below FIRST_SLOT.
             masks: vec![Slot::default(), Slot([u64::MAX; 8])],
             free_single: Vec::new(),
             free_pair: Vec::new(),

@@ -48,10 +48,11 @@
 //!
 //! # Figures
 //!
-//! From `cargo bench -p voxel-bench --bench broadphase` (benches `broadphase/*`) on a generated
-//! 512x128x512 world with caves, on a shared 2-core machine: a character-sized query in 22.5 ns
-//! with AVX2 (20 ns per box in [`Broadphase::query_batch`]; 31 ns on the SSE2 path; about 40x
-//! faster than a per-voxel scan, faster than a chunk-box-only test), masks built in
+//! From `cargo bench -p voxel-bench --bench broadphase` (benches `broadphase/*`) and its
+//! `broadphase_probe` example on a generated 512x128x512 world with caves, on a shared 2-core
+//! machine: a character-sized query in 21-22.5 ns with AVX2 (19.4-20.9 ns per box in
+//! [`Broadphase::query_batch`]; 31 ns on the SSE2 path; about 25x faster than a per-voxel scan,
+//! about even with a chunk-box-only test), masks built in
 //! 0.81 us per chunk with the read, 0.61 bits per voxel of the world, and of 10k objects in open
 //! space, 1155 bit-broadphase pairs against 3994 chunk-box pairs and 1073 real contacts, none
 //! missed (97% of the redundant pairs cut). The crate README lists every figure with its goal.

@@ -72,7 +72,8 @@ impl Broadphase {
     ///
     /// The same hits as one [`Broadphase::query`] per box, with less overhead per box (with AVX2,
     /// the whole loop runs in one call). On error, `ends.len()` is the index of the failing box;
-    /// the boxes before it have their hits.
+    /// the boxes before it have their hits. More than `u32::MAX` hits in all give
+    /// [`BroadphaseError::TooLarge`] with `hits` and `ends` empty.
     ///
     /// ```
     /// use glam::{IVec3, Vec3};
@@ -100,12 +101,24 @@ impl Broadphase {
         hits.clear();
         ends.clear();
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        let result = if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above).
             #[allow(unsafe_code)]
-            return unsafe { avx2::query_batch(self, boxes, hits, ends) };
+            unsafe {
+                avx2::query_batch(self, boxes, hits, ends)
+            }
+        } else {
+            self.query_batch_portable(boxes, hits, ends)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let result = self.query_batch_portable(boxes, hits, ends);
+        // The ends are stored as `u32`; the lengths only grow, so the last one bounds them all.
+        if u32::try_from(hits.len()).is_err() {
+            hits.clear();
+            ends.clear();
+            return Err(BroadphaseError::TooLarge);
         }
-        self.query_batch_portable(boxes, hits, ends)
+        result
     }
 
     /// [`Broadphase::query_batch`] without AVX2.
@@ -117,6 +130,7 @@ impl Broadphase {
     ) -> Result<(), BroadphaseError> {
         for aabb in boxes {
             self.query_portable(aabb, hits)?;
+            // Truncation is checked once, after the loop (`query_batch`).
             ends.push(hits.len() as u32);
         }
         Ok(())
@@ -708,6 +722,28 @@ mod tests {
         }
     }
 
+    /// A xorshift64 generator: the tests' random bits without a dependency.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// A test coordinate from random `bits`: in `lo..lo + hundredths / 100`, a third of them at
+    /// integers, a sixth at halves and a sixth at one of the `special` values.
+    fn coordinate(bits: u64, lo: f32, hundredths: u64, special: &[f32]) -> f32 {
+        let v = lo + (bits % hundredths) as f32 / 100.0;
+        match bits >> 40 & 7 {
+            0 | 1 => v.round(),
+            2 => v.round() + 0.5,
+            3 => special[(bits >> 44) as usize % special.len()],
+            _ => v,
+        }
+    }
+
     /// The SSE2 set-up of a small query gives the portable path's window wherever it gives one,
     /// and declines every box the portable path declines (beyond the fast range it also declines
     /// boxes the portable path takes; `query` then falls back to it): around grids near the
@@ -716,13 +752,7 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     #[test]
     fn sse2_small_window_equals_the_portable_one() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let edge = FAST;
         let below_edge = f32::from_bits(edge.to_bits() - 1);
         let (mut taken, mut declined) = (0, 0);
@@ -733,16 +763,7 @@ mod tests {
             let special = [0.0, -0.0, below_edge, -below_edge, edge, -edge, edge - 0.25, -edge + 0.5, centre + 0.5];
             for _ in 0..100_000 {
                 let r = next();
-                let coordinate = |bits: u64| {
-                    let v = centre + (bits % 12_000) as f32 / 100.0 - 60.0;
-                    // A third at integers, a sixth at halves, a sixth at special values.
-                    match bits >> 40 & 7 {
-                        0 | 1 => v.round(),
-                        2 => v.round() + 0.5,
-                        3 => special[(bits >> 44) as usize % special.len()],
-                        _ => v,
-                    }
-                };
+                let coordinate = |bits: u64| coordinate(bits, centre - 60.0, 12_000, &special);
                 let min = Vec3::new(coordinate(r), coordinate(r >> 16), coordinate(next()));
                 let size = Vec3::new((r >> 48) as f32 % 7.0, (r >> 52) as f32 % 7.0, (r >> 56) as f32 % 7.0);
                 let aabb = Aabb::new(min, min + size);
@@ -774,6 +795,7 @@ mod tests {
     #[test]
     fn avx2_small_query_equals_the_portable_paths() {
         if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("skipped: this CPU has no AVX2, so every query takes the portable paths");
             return;
         }
         let world = voxel_store::generate::terrain(&voxel_store::generate::Terrain::new(IVec3::new(64, 48, 64), 7))
@@ -783,13 +805,7 @@ mod tests {
         // Chunks outside the grid, in the map.
         bp.rebuild(&world, voxel_core::VoxelBox::new(IVec3::ZERO, IVec3::new(64, 48, 64)), &mut Vec::new())
             .expect("bounded region");
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let special = [0.0, -0.0, 8.0, 7.999_999, 56.0, 55.5, f32::NAN, 1e9, -1e9];
         let (mut taken, mut hits) = (0, 0);
         let (mut simd, mut portable) = (Vec::new(), Vec::new());
@@ -797,15 +813,7 @@ mod tests {
             bp.set_reach(reach, &mut Vec::new());
             for _ in 0..40_000 {
                 let r = next();
-                let coordinate = |bits: u64| {
-                    let v = (bits % 8_000) as f32 / 100.0 - 8.0;
-                    match bits >> 40 & 7 {
-                        0 | 1 => v.round(),
-                        2 => v.round() + 0.5,
-                        3 => special[(bits >> 44) as usize % special.len()],
-                        _ => v,
-                    }
-                };
+                let coordinate = |bits: u64| coordinate(bits, -8.0, 8_000, &special);
                 let min = Vec3::new(coordinate(r), coordinate(r >> 16), coordinate(next()));
                 // Mostly character-sized, some larger than the small window takes, some inverted.
                 let size = Vec3::new((r >> 48) as f32 % 5.0, (r >> 52) as f32 % 7.0, (r >> 56) as f32 % 5.0)

@@ -322,6 +322,27 @@ fn an_object_in_a_cave_gets_no_pair() {
     assert!(hits.iter().any(|h| h.solid && !h.full));
 }
 
+/// Full-solid chunks report solid (and full) to any box that reaches them: their solid mask is
+/// the all-ones slot, not a test of its own.
+#[test]
+fn full_solid_chunks_answer_inside_rock() {
+    let mut world = VoxelStore::with_palette(generate::palette());
+    world.fill_box(VoxelBox::new(IVec3::ZERO, IVec3::splat(64)), Voxel::new(-127, materials::ROCK)).unwrap();
+    let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, IVec3::splat(64))).unwrap();
+    assert_eq!(bp.chunk_class(IVec3::new(3, 3, 3)), Some(ChunkClass::FullSolid));
+    let mut hits = Vec::new();
+    // Boxes inside one full chunk and across full chunks on every axis, both reaches.
+    for reach in [Reach::SurfaceNets, Reach::Neighbours] {
+        let mut bp = bp.clone();
+        bp.set_reach(reach, &mut Vec::new());
+        for (min, size) in [(28.5, 1.0), (30.0, 2.0), (31.5, 0.5), (24.0, 9.0)] {
+            bp.query(&Aabb::new(Vec3::splat(min), Vec3::splat(min + size)), &mut hits).unwrap();
+            assert!(!hits.is_empty());
+            assert!(hits.iter().all(|h| h.solid && !h.water && h.full), "{reach:?} {hits:?}");
+        }
+    }
+}
+
 #[test]
 fn full_water_chunks_answer_submerged() {
     let mut world = VoxelStore::with_palette(generate::palette());

@@ -24,12 +24,12 @@ use crate::broadphase::{Broadphase, ChunkHit, Slot};
 use crate::index;
 
 /// The mask (or slice selection) `slot` as two 256-bit lanes.
-#[inline(always)]
+#[target_feature(enable = "avx2")]
+#[inline]
 fn lanes(slot: &Slot) -> [__m256i; 2] {
     let p = slot.0.as_ptr().cast::<__m256i>();
     // SAFETY: a `Slot` is 64 bytes aligned to 64, so both 32-byte loads are in bounds and aligned;
-    // every bit pattern is a valid `__m256i`. The caller's `avx2` feature is checked at run time
-    // (`Broadphase::query`).
+    // every bit pattern is a valid `__m256i`; AVX2 is this function's own feature.
     #[allow(unsafe_code)]
     unsafe {
         [_mm256_load_si256(p), _mm256_load_si256(p.add(1))]
@@ -176,6 +176,7 @@ pub(super) fn query_batch(
         if !query_small(bp, aabb, hits) {
             bp.query_portable(aabb, hits)?;
         }
+        // Truncation is checked once, after the loop (`Broadphase::query_batch`).
         ends.push(hits.len() as u32);
     }
     Ok(())
