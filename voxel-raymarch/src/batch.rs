@@ -30,15 +30,36 @@ impl Occupancy {
         #[cfg(feature = "parallel")]
         {
             use rayon::prelude::*;
-            out.par_chunks_mut(RAYS_PER_TASK).zip(casts.par_chunks(RAYS_PER_TASK)).for_each(|(out, casts)| {
-                for (o, c) in out.iter_mut().zip(casts) {
-                    *o = self.cast(&c.ray, c.max_t);
-                }
-            });
+            out.par_chunks_mut(RAYS_PER_TASK)
+                .zip(casts.par_chunks(RAYS_PER_TASK))
+                .for_each(|(out, casts)| self.cast_all(casts, out));
         }
         #[cfg(not(feature = "parallel"))]
+        self.cast_all(casts, out);
+    }
+
+    /// `out[i] = self.cast(&casts[i].ray, casts[i].max_t)`, with the AVX2 check made once.
+    fn cast_all(&self, casts: &[Cast], out: &mut [Option<RayHit>]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            #[allow(unsafe_code)]
+            unsafe {
+                self.cast_all_avx2(casts, out);
+            }
+            return;
+        }
         for (o, c) in out.iter_mut().zip(casts) {
-            *o = self.cast(&c.ray, c.max_t);
+            *o = self.cast_any(&c.ray, c.max_t);
+        }
+    }
+
+    /// [`Occupancy::cast_all`] compiled for AVX2, the casts inlined into the loop.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn cast_all_avx2(&self, casts: &[Cast], out: &mut [Option<RayHit>]) {
+        for (o, c) in out.iter_mut().zip(casts) {
+            *o = self.cast_any(&c.ray, c.max_t);
         }
     }
 }

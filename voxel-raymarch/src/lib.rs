@@ -56,6 +56,8 @@
 //! Benches `raymarch/*` in `voxel-bench`, beside parry3d's `Voxels` on the same solid voxels; the
 //! crate README lists each figure with its goal.
 
+// `unsafe` only on x86_64, each with its `SAFETY` note: the SSE2 lanes (`lanes.rs`) and the calls
+// into the AVX2 builds of `cast` and `march` after run-time detection.
 #![deny(unsafe_code)]
 
 mod batch;

@@ -322,8 +322,31 @@ impl Occupancy {
     /// finite; direction NaN, infinite, zero or subnormal; see [`Ray::try_new`] for the reason),
     /// a NaN or negative `max_t`. An infinite `max_t` walks to the world's edge.
     ///
-    /// Allocation-free; the walk is bounded by the world box.
+    /// Allocation-free; the walk is bounded by the world box. On x86_64 CPUs with AVX2 (detected
+    /// at run time) the same code runs compiled for AVX2: the same results, bit for bit.
+    #[inline]
     pub fn cast(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            #[allow(unsafe_code)]
+            return unsafe { self.cast_avx2(ray, max_t) };
+        }
+        self.cast_any(ray, max_t)
+    }
+
+    /// [`Occupancy::cast`] compiled for AVX2. The walk's lane code is SSE2 intrinsics; with AVX2
+    /// they take the three-operand VEX forms (no register copies) and the lane selects become
+    /// blends, which cuts the instructions of a voxel step by about a fifth.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn cast_avx2(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        self.cast_any(ray, max_t)
+    }
+
+    /// [`Occupancy::cast`] for whatever target features the caller is compiled with.
+    #[inline(always)]
+    pub(crate) fn cast_any(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
         if !ray.is_valid() || !(max_t >= 0.0) {
             return None;
         }
@@ -472,6 +495,7 @@ impl Occupancy {
     /// blended, the index and the packed cell moved by the axis's precomputed stride, one test for
     /// "left the chunk" (bit 5 of a field), one shift for the brick's bit. A step takes no branch
     /// but the loop's exits: a random ray's crossing order defeats a branch predictor.
+    #[inline(always)]
     fn walk(&self, walk: &mut Walk, ray: &Ray, max_t: f32) -> Option<RayHit> {
         let world_min = self.world.min;
         let origin = F4::from_vec(walk.origin);
@@ -635,6 +659,60 @@ fn hit(walk: &Walk, ray: &Ray) -> RayHit {
 #[cfg(test)]
 mod tests {
     use super::floor_i64;
+
+    /// The AVX2 build of a cast gives the portable build's result bit for bit (hit, voxel, face,
+    /// `t`, point) on a generated world with caves: rays from above, from inside, along axes,
+    /// through edges and corners, long and short, and invalid ones.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_casts_equal_the_portable_ones() {
+        use glam::{IVec3, Vec3};
+        use voxel_core::{Ray, VoxelBox};
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("skipped: this CPU has no AVX2, so every cast takes the portable build");
+            return;
+        }
+        let size = IVec3::new(96, 48, 96);
+        let world = voxel_store::generate::terrain(&voxel_store::generate::Terrain::new(size, 5)).expect("valid");
+        let occ = crate::Occupancy::build(&world, VoxelBox::new(IVec3::ZERO, size)).expect("bounded");
+        let mut seed = 0x5851_f42d_4c95_7f2d_u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as u32
+        };
+        let mut unit = move || next() as f32 / u32::MAX as f32;
+        let (mut hits, mut rays) = (0, 0);
+        for i in 0..30_000 {
+            let mut origin = Vec3::new(unit() * 110.0 - 7.0, unit() * 60.0 - 6.0, unit() * 110.0 - 7.0);
+            let mut dir = Vec3::new(unit() - 0.5, unit() - 0.5, unit() - 0.5);
+            match i % 6 {
+                // On voxel edges and corners.
+                0 => origin = origin.round(),
+                1 => origin = origin.round() + Vec3::new(0.5, 0.0, 0.0),
+                // Along an axis, or in an axis plane.
+                2 => dir = [Vec3::X, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_X][i / 6 % 4],
+                3 => dir.y = 0.0,
+                _ => {}
+            }
+            if i % 97 == 0 {
+                dir = Vec3::new(f32::NAN, 1.0, 0.0);
+            }
+            let ray = Ray::new(origin, dir);
+            let max_t = [2.0, 12.0, 400.0, f32::INFINITY][i % 4];
+            // SAFETY: the CPU has AVX2 (checked at the top).
+            #[allow(unsafe_code)]
+            let avx2 = unsafe { occ.cast_avx2(&ray, max_t) };
+            let portable = occ.cast_any(&ray, max_t);
+            let bits = |h: &Option<crate::RayHit>| {
+                h.map(|h| (h.voxel, h.face, h.t.to_bits(), h.point.to_array().map(f32::to_bits)))
+            };
+            assert_eq!(bits(&avx2), bits(&portable), "{ray:?} {max_t}");
+            hits += usize::from(avx2.is_some());
+            rays += 1;
+        }
+        // Both outcomes occur often enough to mean something.
+        assert!(hits > rays / 5 && hits < rays * 4 / 5, "{hits} hits of {rays}");
+    }
 
     #[test]
     fn floor_i64_equals_f32_floor() {
