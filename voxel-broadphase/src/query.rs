@@ -798,8 +798,14 @@ mod tests {
             eprintln!("skipped: this CPU has no AVX2, so every query takes the portable paths");
             return;
         }
-        let world = voxel_store::generate::terrain(&voxel_store::generate::Terrain::new(IVec3::new(64, 48, 64), 7))
+        let mut world = voxel_store::generate::terrain(&voxel_store::generate::Terrain::new(IVec3::new(64, 48, 64), 7))
             .expect("valid parameters");
+        // A lake across the grid's edge, deep enough for full-water chunks and for chunks of
+        // water and rock together, so both water paths and both tags are compared.
+        let water = voxel_core::Voxel::new(-127, voxel_store::generate::materials::WATER);
+        world
+            .fill_box(voxel_core::VoxelBox::new(IVec3::new(0, 0, 0), IVec3::new(40, 44, 28)), water)
+            .expect("in range");
         let mut bp = Broadphase::build(&world, voxel_core::VoxelBox::new(IVec3::new(8, 0, 8), IVec3::new(56, 48, 56)))
             .expect("bounded region");
         // Chunks outside the grid, in the map.
@@ -807,7 +813,7 @@ mod tests {
             .expect("bounded region");
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let special = [0.0, -0.0, 8.0, 7.999_999, 56.0, 55.5, f32::NAN, 1e9, -1e9];
-        let (mut taken, mut hits) = (0, 0);
+        let (mut taken, mut hits, mut water) = (0, 0, 0);
         let (mut simd, mut portable) = (Vec::new(), Vec::new());
         for reach in [Reach::SurfaceNets, Reach::Neighbours] {
             bp.set_reach(reach, &mut Vec::new());
@@ -830,6 +836,7 @@ mod tests {
                     assert_eq!(simd, portable, "{aabb:?} {reach:?}");
                     taken += 1;
                     hits += simd.len();
+                    water += simd.iter().filter(|h| h.water).count();
                 } else {
                     assert!(simd.is_empty(), "{aabb:?}");
                     // Declined: not a small box inside the grid (or not a valid one).
@@ -838,8 +845,15 @@ mod tests {
                 }
             }
         }
-        // Enough boxes taken, with hits, to mean something.
-        assert!(taken > 20_000 && hits > 10_000, "{taken} taken, {hits} hits");
+        // Enough boxes taken, with hits, to mean something, and every chunk class present.
+        assert!(taken > 20_000 && hits > 10_000 && water > 1_000, "{taken} taken, {hits} hits, {water} water");
+        let classes: Vec<_> = voxel_core::VoxelBox::new(IVec3::ZERO, IVec3::new(8, 6, 8))
+            .iter()
+            .filter_map(|key| bp.chunk_class(key))
+            .collect();
+        for class in [crate::ChunkClass::FullSolid, crate::ChunkClass::FullWater, crate::ChunkClass::Partial] {
+            assert!(classes.contains(&class), "no {class:?} chunk");
+        }
         // The batch paths agree too, on valid boxes of every kind.
         let boxes: Vec<Aabb> = (0..20_000)
             .map(|_| {
