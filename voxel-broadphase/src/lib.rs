@@ -50,7 +50,7 @@
 //!
 //! From `cargo bench -p voxel-bench --bench broadphase` (benches `broadphase/*`) and its
 //! `broadphase_probe` example on a generated 512x128x512 world with caves, on a shared 2-core
-//! machine: a character-sized query in 21-22.5 ns with AVX2 (19.4-20.9 ns per box in
+//! machine: a character-sized query in 21.6-22.1 ns with AVX2 (18.8-19.0 ns per box in
 //! [`Broadphase::query_batch`]; 31 ns on the SSE2 path; about 25x faster than a per-voxel scan,
 //! about even with a chunk-box-only test), masks built in
 //! 0.81 us per chunk with the read, 0.61 bits per voxel of the world, and of 10k objects in open
@@ -59,7 +59,8 @@
 
 // `unsafe` only on x86_64, each block with its `SAFETY` note: the calls into the SSE2 small query
 // (SSE2 is part of the x86_64 baseline) and into the AVX2 one (after run-time detection), and in
-// `query/avx2.rs` the aligned 256-bit loads of a 64-byte mask slot and one SSE2 lane set.
+// `query/avx2.rs` the aligned 256-bit loads of a 64-byte mask slot, one SSE2 lane set, the
+// unchecked grid and slot reads of a small window and the length update of its reserved hits.
 #![deny(unsafe_code)]
 
 mod broadphase;

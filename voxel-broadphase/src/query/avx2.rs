@@ -16,6 +16,8 @@ use core::arch::x86_64::{
     _mm256_or_si256, _mm256_set1_epi64x, _mm256_testz_si256,
 };
 
+use core::mem::MaybeUninit;
+
 use glam::{IVec3, Vec3A};
 use voxel_core::Aabb;
 
@@ -97,17 +99,30 @@ pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>)
     let key = IVec3::new(_mm_extract_epi32::<0>(k0), _mm_extract_epi32::<1>(k0), _mm_extract_epi32::<2>(k0));
     let slices = [lanes(&SLICES[usize::from(ys[0])]), lanes(&SLICES[usize::from(ys[1])])];
     let masks = &bp.masks;
+    // A window has at most 8 chunks: room for all of them, then one length update at the end.
+    let len = out.len();
+    out.reserve(8);
+    let Ok(spare): Result<&mut [MaybeUninit<ChunkHit>; 8], _> = (&mut out.spare_capacity_mut()[..8]).try_into() else {
+        return false;
+    };
+    let mut n = 0usize;
 
     // One chunk of the window: `ix`, `iy`, `iz` are 0 or 1, constants in each arm below.
     macro_rules! chunk {
         ($ix:literal, $iy:literal, $iz:literal) => {{
-            let code = grid[start + $ix + sx * $iz + sxz * $iy];
+            // SAFETY: the window check above put every key of the window inside the grid.
+            #[allow(unsafe_code)]
+            let code = unsafe { *grid.get_unchecked(start + $ix + sx * $iz + sxz * $iy) };
             let xz = _mm256_set1_epi64x((xs[$ix] & zs[$iz]) as i64);
             let [s0, s1] = slices[$iy];
             // Macros, not closures: a closure would not inherit this function's AVX2.
             macro_rules! touches {
                 ($slot:expr) => {{
-                    let [m0, m1] = lanes(&masks[$slot]);
+                    debug_assert!($slot < masks.len());
+                    // SAFETY: every code in the grid names allocated slots (`index::Code`;
+                    // `Broadphase::set_chunk` allocates before it stores a code).
+                    #[allow(unsafe_code)]
+                    let [m0, m1] = lanes(unsafe { masks.get_unchecked($slot) });
                     _mm256_testz_si256(_mm256_or_si256(_mm256_and_si256(m0, s0), _mm256_and_si256(m1, s1)), xz) == 0
                 }};
             }
@@ -118,7 +133,8 @@ pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>)
             let water = code & 1 != 0 && touches!(index::water_slot(code));
             if solid | water {
                 let chunk = key + IVec3::new($ix, $iy, $iz);
-                out.push(ChunkHit { chunk, solid, water, full: is_full(code) });
+                spare[n & 7].write(ChunkHit { chunk, solid, water, full: is_full(code) });
+                n += 1;
             }
         }};
     }
@@ -147,6 +163,11 @@ pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>)
                 chunk!(1, 1, 1);
             }
         }
+    }
+    // SAFETY: the places `len..len + n` were written above, in order.
+    #[allow(unsafe_code)]
+    unsafe {
+        out.set_len(len + n);
     }
     true
 }
