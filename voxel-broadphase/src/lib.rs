@@ -59,7 +59,7 @@
 
 // `unsafe` only on x86_64, each block with its `SAFETY` note: the calls into the SSE2 small query
 // (SSE2 is part of the x86_64 baseline) and into the AVX2 one (after run-time detection), and in
-// `query/avx2.rs` the aligned 256-bit loads of a 64-byte mask slot, one SSE2 lane set, the
+// `query/avx2.rs` the aligned 256-bit loads of a 64-byte mask slot, the
 // unchecked grid and slot reads of a small window and the length update of its reserved hits.
 #![deny(unsafe_code)]
 

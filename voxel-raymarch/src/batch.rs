@@ -49,15 +49,19 @@ impl Occupancy {
             }
             return;
         }
-        for (o, c) in out.iter_mut().zip(casts) {
-            *o = self.cast_any(&c.ray, c.max_t);
-        }
+        self.cast_each(casts, out);
     }
 
     /// [`Occupancy::cast_all`] compiled for AVX2, the casts inlined into the loop.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn cast_all_avx2(&self, casts: &[Cast], out: &mut [Option<RayHit>]) {
+        self.cast_each(casts, out);
+    }
+
+    /// The loop of [`Occupancy::cast_all`], compiled into each caller with the caller's features.
+    #[inline(always)]
+    fn cast_each(&self, casts: &[Cast], out: &mut [Option<RayHit>]) {
         for (o, c) in out.iter_mut().zip(casts) {
             *o = self.cast_any(&c.ray, c.max_t);
         }

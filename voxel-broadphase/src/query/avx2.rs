@@ -102,7 +102,8 @@ pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>)
     // A window has at most 8 chunks: room for all of them, then one length update at the end.
     let len = out.len();
     out.reserve(8);
-    let Ok(spare): Result<&mut [MaybeUninit<ChunkHit>; 8], _> = (&mut out.spare_capacity_mut()[..8]).try_into() else {
+    let Some(spare): Option<&mut [MaybeUninit<ChunkHit>; 8]> = out.spare_capacity_mut().first_chunk_mut() else {
+        // Never taken: `reserve(8)` made room. The portable path would give the same hits.
         return false;
     };
     let mut n = 0usize;
@@ -173,13 +174,10 @@ pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>)
 }
 
 /// Four lanes as a vector.
-#[inline(always)]
+#[target_feature(enable = "avx2")]
+#[inline]
 fn vector(a: [i32; 4]) -> __m128i {
-    // SAFETY: `_mm_set_epi32` is SSE2, part of the x86_64 baseline.
-    #[allow(unsafe_code)]
-    unsafe {
-        _mm_set_epi32(a[3], a[2], a[1], a[0])
-    }
+    _mm_set_epi32(a[3], a[2], a[1], a[0])
 }
 
 /// [`crate::Broadphase::query_batch`] with AVX2: [`query_small`] inlined into the loop over the
