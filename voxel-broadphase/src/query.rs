@@ -209,9 +209,9 @@ impl Broadphase {
             k0,
             start,
             window: (two.x | two.z << 1 | two.y << 2) as usize,
-            xs: &PAIRS_X[pair_index(shift, lo[0], hi[0])],
-            zs: &PAIRS_Z[pair_index(shift, lo[2], hi[2])],
-            ys: PAIRS_Y[pair_index(shift, lo[1], hi[1])],
+            xs: &TABLES.x[pair_index(shift, lo[0], hi[0])],
+            zs: &TABLES.z[pair_index(shift, lo[2], hi[2])],
+            ys: TABLES.y[pair_index(shift, lo[1], hi[1])],
         })
     }
 
@@ -219,7 +219,7 @@ impl Broadphase {
     #[inline(always)]
     fn walk_small(&self, w: &SmallWindow, out: &mut Vec<ChunkHit>) {
         let (grid, [sx, sxz]) = self.chunks.grid_and_strides();
-        let ys = w.ys.map(|bits| &SLICES[usize::from(bits)].0);
+        let ys = w.ys.map(|bits| &TABLES.slices[usize::from(bits)].0);
         // The one to eight chunks as the bits `j = ix | iz << 1 | iy << 2` of the window's 2x2x2
         // keys that `w.window` allows, walked in increasing `j`, which is key order (y, then z,
         // then x). One loop instead of three nested ones of one or two turns each: fewer exits
@@ -316,7 +316,7 @@ struct SmallWindow {
     /// The XZ-mask factors of the first and second chunk along x, and along z.
     xs: &'static [u64; 2],
     zs: &'static [u64; 2],
-    /// The slices of the first and second chunk along y, as indices of [`SLICES`].
+    /// The slices of the first and second chunk along y, as indices of `TABLES.slices`.
     ys: [u8; 2],
 }
 
@@ -345,7 +345,7 @@ mod sse2 {
 
     use glam::{IVec3, Vec3A};
 
-    use super::{FAST, MARGIN, PAIRS_X, PAIRS_Y, PAIRS_Z, SmallWindow};
+    use super::{FAST, MARGIN, SmallWindow, TABLES};
     use crate::index::ChunkIndex;
 
     /// The small window of the box `min..max` (lane 3 ignored) under the reach's `shift`, or
@@ -419,9 +419,9 @@ mod sse2 {
             start: dx + sx * dz + sxz * dy,
             // Movemask bits are x, y, z; the window's are x, z, y.
             window: doubled & 1 | (doubled >> 2 & 1) << 1 | (doubled >> 1 & 1) << 2,
-            xs: &PAIRS_X[shift << 7 | ix],
-            zs: &PAIRS_Z[shift << 7 | iz],
-            ys: PAIRS_Y[shift << 7 | iy],
+            xs: &TABLES.x[shift << 7 | ix],
+            zs: &TABLES.z[shift << 7 | iz],
+            ys: TABLES.y[shift << 7 | iy],
         })
     }
 }
@@ -432,9 +432,34 @@ fn is_full(code: Code) -> bool {
     code.wrapping_sub(index::FULL_WATER) <= index::FULL_SOLID - index::FULL_WATER
 }
 
-/// `SLICES[bits].0[y]`: all ones for the Y slices `y` whose bit is set in `bits`, zero for the
-/// others; each on its own cache line, as a mask is.
-static SLICES: [Slot; 256] = {
+/// The small query's lookup tables in one static, so that a query loads one address instead of
+/// one per table (each is a load through the GOT in a position-independent binary).
+#[repr(C)]
+struct Tables {
+    /// `slices[bits].0[y]`: all ones for the Y slices `y` whose bit is set in `bits`, zero for
+    /// the others; each on its own cache line, as a mask is.
+    slices: [Slot; 256],
+    /// `x[pair_index(shift, l, h)]`: the XZ-mask factors along `x` of the two chunks
+    /// ([`pair_ranges`]).
+    x: [[u64; 2]; 256],
+    /// `z[pair_index(shift, l, h)]`: the XZ-mask factors along `z` of the two chunks.
+    z: [[u64; 2]; 256],
+    /// `y[pair_index(shift, l, h)]`: the slices (one bit each, an index of `slices`) of the two
+    /// chunks.
+    y: [[u8; 2]; 256],
+    /// `neg_shift[shift]`: `-shift` in every lane.
+    neg_shift: [[i32; 4]; 2],
+}
+
+static TABLES: Tables = Tables {
+    slices: SLICES,
+    x: pair_table(&MASKS_X),
+    z: pair_table(&MASKS_Z),
+    y: PAIRS_Y,
+    neg_shift: [[0; 4], [-1; 4]],
+};
+
+const SLICES: [Slot; 256] = {
     let mut t = [Slot([0u64; 8]); 256];
     let mut bits = 0;
     while bits < 256 {
@@ -471,14 +496,7 @@ const fn pair_index(shift: usize, l: usize, h: usize) -> usize {
     (shift & 1) << 7 | (l & 7) << 4 | (h & 15)
 }
 
-/// `PAIRS_X[pair_index(shift, l, h)]`: the XZ-mask factors along `x` of the two chunks
-/// ([`pair_ranges`]).
-static PAIRS_X: [[u64; 2]; 256] = pair_table(&MASKS_X);
-/// `PAIRS_Z[pair_index(shift, l, h)]`: the XZ-mask factors along `z` of the two chunks.
-static PAIRS_Z: [[u64; 2]; 256] = pair_table(&MASKS_Z);
-/// `PAIRS_Y[pair_index(shift, l, h)]`: the slices (one bit each, an index of [`SLICES`]) of the
-/// two chunks.
-static PAIRS_Y: [[u8; 2]; 256] = {
+const PAIRS_Y: [[u8; 2]; 256] = {
     let mut t = [[0u8; 2]; 256];
     let mut i = 0;
     while i < 256 {
@@ -675,7 +693,7 @@ impl AxisSpan {
     #[inline]
     fn slices(&self, k: i32) -> &'static [u64; 8] {
         let (lo, hi) = self.bits(k);
-        &SLICES[((1u16 << hi) - (1u16 << lo)) as usize].0
+        &TABLES.slices[((1u16 << hi) - (1u16 << lo)) as usize].0
     }
 }
 
@@ -931,13 +949,13 @@ mod tests {
                         ((1u16 << hi) - (1u16 << lo)) as u8
                     };
                     let i = pair_index(shift as usize, c0 as usize, c1 as usize);
-                    assert_eq!(PAIRS_X[i][0], MASKS_X[span.first.0][span.first.1]);
-                    assert_eq!(PAIRS_Z[i][0], MASKS_Z[span.first.0][span.first.1]);
-                    assert_eq!(PAIRS_Y[i][0], bits(0));
+                    assert_eq!(TABLES.x[i][0], MASKS_X[span.first.0][span.first.1]);
+                    assert_eq!(TABLES.z[i][0], MASKS_Z[span.first.0][span.first.1]);
+                    assert_eq!(TABLES.y[i][0], bits(0));
                     if c1 >= 8 {
-                        assert_eq!(PAIRS_X[i][1], MASKS_X[span.last.0][span.last.1]);
-                        assert_eq!(PAIRS_Z[i][1], MASKS_Z[span.last.0][span.last.1]);
-                        assert_eq!(PAIRS_Y[i][1], bits(1));
+                        assert_eq!(TABLES.x[i][1], MASKS_X[span.last.0][span.last.1]);
+                        assert_eq!(TABLES.z[i][1], MASKS_Z[span.last.0][span.last.1]);
+                        assert_eq!(TABLES.y[i][1], bits(1));
                     }
                 }
             }

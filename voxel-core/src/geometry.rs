@@ -19,7 +19,11 @@ use crate::Error;
 /// assert!(!a.overlaps(&Aabb::new(Vec3::splat(1.0), Vec3::splat(3.0))));
 /// assert!(!a.overlaps(&Aabb::EMPTY));
 /// ```
+///
+/// The layout is `#[repr(C)]`: six `f32`, `min` first, so that SIMD code can load the corners
+/// directly.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct Aabb {
     /// Smallest corner.
     pub min: Vec3,
