@@ -7,6 +7,7 @@
 //! BATCH=1 cargo run --release -p voxel-bench --example broadphase_probe         # query_batch
 //! SET=repeat cargo run --release -p voxel-bench --example broadphase_probe      # one box, 1024 times
 //! ROUNDS=20000 ...                                                              # rounds (default 2000)
+//! SEED=7 ...                                                                    # another world and boxes
 //! cargo run --release -p voxel-bench --example broadphase_probe -- count        # 100 passes, no timing
 //! ```
 //!
@@ -24,10 +25,12 @@ use voxel_store::generate::{self, Terrain};
 const WORLD: IVec3 = IVec3::new(512, 128, 512);
 
 fn main() {
-    let world = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
+    // Seed 1 (world) and 3 (boxes) are the bench's; `SEED` picks another world and box set.
+    let seed: Option<u64> = std::env::var("SEED").ok().and_then(|s| s.parse().ok());
+    let world = generate::terrain(&Terrain::new(WORLD, seed.unwrap_or(1))).expect("valid parameters");
     let bp = Broadphase::build(&world, VoxelBox::new(IVec3::ZERO, WORLD)).expect("bounded region");
     // The same boxes as the `broadphase/overlap/*/1x2x1` benches (seed 3).
-    let scattered = workloads::boxes_near_surface(&world, WORLD, 1024, Vec3::new(1.0, 2.0, 1.0), 3);
+    let scattered = workloads::boxes_near_surface(&world, WORLD, 1024, Vec3::new(1.0, 2.0, 1.0), seed.unwrap_or(3));
     let set = match std::env::var("SET").as_deref() {
         Ok("repeat") => vec![scattered[5]; scattered.len()],
         _ => scattered,
