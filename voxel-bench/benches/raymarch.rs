@@ -343,7 +343,124 @@ fn count_march(occ: &Occupancy, set: &[Cast], out: &mut Vec<Option<voxel_raymarc
     out.iter().filter(|h| h.is_some()).count()
 }
 
+/// The brick-size study (`RAYMARCH_BRICKS=1`, run the bench binary directly): for every ray set,
+/// the voxels the seed's walk visits, split by what an empty-space skip with bricks of edge `e`
+/// would do with them. Per ray: voxels in empty chunks (crossed by the chunk skip, whatever the
+/// brick size), skips (one per visit of an empty brick of a stored chunk: the voxels of one
+/// brick in a row are one skip) and steps (voxels in bricks with a solid voxel, walked one by
+/// one). The walk's cost is about `steps * step + skips * skip`; the crate's figures give both.
+fn brick_study() {
+    let s = scene_with(false);
+    let sets = ray_sets(&s);
+    let edges = [2, 4, 8, 16];
+    // Memo of brick emptiness per edge: the brick's minimum corner.
+    let mut empty: Vec<std::collections::HashMap<IVec3, bool>> = vec![Default::default(); edges.len()];
+    let mut chunk_empty: std::collections::HashMap<IVec3, bool> = Default::default();
+    let is_empty = |s: &Scene, min: IVec3, e: i32| {
+        let b = VoxelBox::new(min, min + IVec3::splat(e));
+        !b.iter().any(|p| s.occ.is_solid(p))
+    };
+    for (name, set) in &sets {
+        let mut in_empty_chunks = 0u64;
+        let mut chunk_runs = 0u64;
+        let mut steps = [0u64; 4];
+        let mut skips = [0u64; 4];
+        let mut cells = Vec::new();
+        for c in set {
+            cells.clear();
+            visited(&s.occ, &c.ray, c.max_t, &mut cells);
+            let mut last_chunk = None;
+            let mut last_brick = [None; 4];
+            for &p in &cells {
+                let chunk = p.div_euclid(IVec3::splat(voxel_raymarch::CHUNK_EDGE));
+                let ce = *chunk_empty
+                    .entry(chunk)
+                    .or_insert_with(|| is_empty(&s, chunk * voxel_raymarch::CHUNK_EDGE, voxel_raymarch::CHUNK_EDGE));
+                if ce {
+                    in_empty_chunks += 1;
+                    if last_chunk != Some(chunk) {
+                        chunk_runs += 1;
+                    }
+                    last_chunk = Some(chunk);
+                    last_brick = [None; 4];
+                    continue;
+                }
+                last_chunk = None;
+                for (k, &e) in edges.iter().enumerate() {
+                    let min = p.div_euclid(IVec3::splat(e)) * e;
+                    if *empty[k].entry(min).or_insert_with(|| is_empty(&s, min, e)) {
+                        if last_brick[k] != Some(min) {
+                            skips[k] += 1;
+                        }
+                        last_brick[k] = Some(min);
+                    } else {
+                        steps[k] += 1;
+                        last_brick[k] = None;
+                    }
+                }
+            }
+        }
+        let n = set.len() as f64;
+        println!(
+            "bricks {name:32} voxels in empty chunks {:6.1} ({:4.2} chunk skips) per ray",
+            in_empty_chunks as f64 / n,
+            chunk_runs as f64 / n
+        );
+        for (k, e) in edges.iter().enumerate() {
+            println!(
+                "bricks {name:32} edge {e:2}: {:6.1} steps, {:5.2} skips per ray",
+                steps[k] as f64 / n,
+                skips[k] as f64 / n
+            );
+        }
+    }
+}
+
+/// The voxels [`lookup_per_step`]'s walk visits, in order, up to its hit (included).
+fn visited(occ: &Occupancy, ray: &Ray, max_t: f32, out: &mut Vec<IVec3>) {
+    let world = occ.world();
+    let o = ray.origin.to_array();
+    let mut cell = ray.origin.floor().as_ivec3().to_array();
+    let (mut inv, mut step, mut plane, mut next) = ([0.0f32; 3], [0i32; 3], [0.0f32; 3], [f32::INFINITY; 3]);
+    for a in 0..3 {
+        let i = 1.0 / ray.dir[a];
+        if i.is_finite() {
+            inv[a] = i;
+            step[a] = if i > 0.0 { 1 } else { -1 };
+            plane[a] = (cell[a] + i32::from(i > 0.0)) as f32;
+            next[a] = (plane[a] - o[a]) * inv[a];
+        }
+    }
+    loop {
+        let p = IVec3::from_array(cell);
+        if !world.contains(p) {
+            return;
+        }
+        out.push(p);
+        if occ.is_solid(p) {
+            return;
+        }
+        let a = if next[0] <= next[1] {
+            if next[0] <= next[2] { 0 } else { 2 }
+        } else if next[1] <= next[2] {
+            1
+        } else {
+            2
+        };
+        if !(next[a] <= max_t) {
+            return;
+        }
+        cell[a] += step[a];
+        plane[a] += step[a] as f32;
+        next[a] = (plane[a] - o[a]) * inv[a];
+    }
+}
+
 fn main() {
+    if std::env::var("RAYMARCH_BRICKS").is_ok() {
+        brick_study();
+        return;
+    }
     if let Ok(set) = std::env::var("RAYMARCH_COUNT") {
         count(&set);
         return;

@@ -4,7 +4,7 @@
 //! with empty chunks and bricks crossed in one step.
 //!
 //! An [`Occupancy`] holds one bit per voxel of a world box in 32^3 chunks (empty chunks take no
-//! storage; each stored chunk has a 64-bit mask of its non-empty 8^3 bricks). [`Occupancy::cast`]
+//! storage; each stored chunk has an 8-bit mask of its non-empty 16^3 bricks). [`Occupancy::cast`]
 //! walks one ray to the first solid voxel and reports the voxel, the face it entered through
 //! (axis and sign, to reflect a particle's velocity as the seed does), the ray parameter and the
 //! entry point. [`Occupancy::march`] casts a batch with rayon. [`Occupancy::refresh`] re-reads

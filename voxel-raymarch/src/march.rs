@@ -7,7 +7,7 @@
 //! looking the chunk up only when the ray leaves it, and two early exits (the ray misses the world;
 //! the ray starts and ends in the same voxel).
 //!
-//! Beyond the seed, a chunk the table marks empty, or an empty 8^3 brick of a stored chunk, is
+//! Beyond the seed, a chunk the table marks empty, or an empty 16^3 brick of a stored chunk, is
 //! crossed in one step: the exit time is the nearest exit plane, and the cells on the other axes
 //! are found from the same plane crossing times the voxel walk uses (a guess from the exit point,
 //! corrected by a search), so skipping changes no result, bit for bit.
@@ -524,7 +524,7 @@ impl Occupancy {
                 continue 'chunks;
             }
             // The current working chunk.
-            let bricks = self.bricks[slot as usize];
+            let bricks = u32::from(self.bricks[slot as usize]);
             let local = rel & (CHUNK_EDGE - 1);
             // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
             // borrows from or carries into the next field, bit 5 of a field is set exactly when
@@ -623,14 +623,14 @@ impl Occupancy {
     }
 }
 
-/// The bit of a chunk's brick mask (`bx + 4 bz + 16 by`) that holds a packed cell (see
-/// [`Occupancy::walk`]), as a shift for the brick mask: bits 3-4 of the x, y and z bytes
-/// gathered by one multiplication into bits 19-20 (x), 21-22 (z) and 23-24 (y) of the product
-/// (the three shifted copies of the masked bits land on distinct bits, so nothing carries).
+/// The bit of a chunk's brick mask (`bx + 2 bz + 4 by`) that holds a packed cell (see
+/// [`Occupancy::walk`]), as a shift for the brick mask: bit 4 of the x, y and z bytes (packed bits
+/// 4, 12 and 20) gathered by one multiplication into bits 21 (x), 22 (z) and 23 (y) of the product
+/// (the other shifted copies land on bits 6, 14, 15, 29, 31 and 37: distinct, so nothing carries).
 #[inline(always)]
 fn packed_brick(packed: u32) -> u32 {
-    let product = u64::from(packed & 0x18_1818) * ((1 << 16) | (1 << 12) | (1 << 2));
-    (product >> 19) as u32 & 63
+    let product = u64::from(packed & 0x10_1010) * ((1 << 17) | (1 << 11) | (1 << 2));
+    (product >> 21) as u32 & 7
 }
 
 /// The chunk-relative cell of a packed one (see [`Occupancy::walk`]).
@@ -658,7 +658,23 @@ fn hit(walk: &Walk, ray: &Ray) -> RayHit {
 
 #[cfg(test)]
 mod tests {
-    use super::floor_i64;
+    use super::{floor_i64, packed_brick};
+    use crate::occupancy::{BRICK_EDGE, CHUNK_EDGE};
+
+    /// The multiplication trick of `packed_brick` names the brick of every chunk-relative cell.
+    #[test]
+    fn packed_brick_is_the_brick_index() {
+        let bricks = CHUNK_EDGE / BRICK_EDGE;
+        for y in 0..CHUNK_EDGE {
+            for z in 0..CHUNK_EDGE {
+                for x in 0..CHUNK_EDGE {
+                    let packed = (x + 64) as u32 | ((y + 64) as u32) << 8 | ((z + 64) as u32) << 16;
+                    let (bx, by, bz) = (x / BRICK_EDGE, y / BRICK_EDGE, z / BRICK_EDGE);
+                    assert_eq!(packed_brick(packed), (bx + bricks * (bz + bricks * by)) as u32, "cell {x} {y} {z}");
+                }
+            }
+        }
+    }
 
     /// The AVX2 build of a cast gives the portable build's result bit for bit (hit, voxel, face,
     /// `t`, point) on a generated world with caves: rays from above, from inside, along axes,
