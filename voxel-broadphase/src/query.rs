@@ -59,8 +59,9 @@ impl Broadphase {
     /// Which bits are tested is the broadphase's [`Reach`]: with either, a box whose test finds
     /// no bit touches no geometry. NaN, infinite or inverted boxes give
     /// [`BroadphaseError::InvalidAabb`]; boxes spanning more than [`MAX_QUERY_CHUNKS`] chunks give
-    /// [`BroadphaseError::TooLarge`]; `out` is empty after an error. No allocation once `out`
-    /// has held as many hits as the box has.
+    /// [`BroadphaseError::TooLarge`]; `out` is empty after an error. No allocation once `out`'s
+    /// capacity is at least 8 (the most hits a box up to 5 voxels wide has) and at least the
+    /// box's hit count.
     #[inline]
     pub fn query(&self, aabb: &Aabb, out: &mut Vec<ChunkHit>) -> Result<(), BroadphaseError> {
         out.clear();
@@ -432,8 +433,9 @@ fn is_full(code: Code) -> bool {
     code.wrapping_sub(index::FULL_WATER) <= index::FULL_SOLID - index::FULL_WATER
 }
 
-/// The small query's lookup tables in one static, so that a query loads one address instead of
-/// one per table (each is a load through the GOT in a position-independent binary).
+/// The small query's lookup tables in one static, so that a query needs one base address instead
+/// of one per table (in the bench's position-independent executables, each was a load through
+/// the GOT; elsewhere a `lea`, and fewer address registers).
 #[repr(C)]
 struct Tables {
     /// `slices[bits].0[y]`: all ones for the Y slices `y` whose bit is set in `bits`, zero for
