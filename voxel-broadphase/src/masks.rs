@@ -139,6 +139,10 @@ pub(crate) struct BlockRows<const N: usize> {
     has: [bool; 2],
     solid: [u64; N],
     water: [u64; N],
+    /// The block's solid and water bits in read order (voxel `i` at bit `i`), before they are
+    /// cut into rows: the SSE2 classification works on the voxels as one stream, 16 at a time,
+    /// whatever the row length. Room for `N` rows of up to 64 voxels.
+    stream: [[u64; N]; 2],
     /// The rows dilated along all three axes ([`dilate_rows`]).
     solid_dilated: [u64; N],
     water_dilated: [u64; N],
@@ -151,6 +155,7 @@ impl<const N: usize> Default for BlockRows<N> {
             has: [false; 2],
             solid: [0; N],
             water: [0; N],
+            stream: [[0; N]; 2],
             solid_dilated: [0; N],
             water_dilated: [0; N],
         }
@@ -165,6 +170,21 @@ impl<const N: usize> BlockRows<N> {
         debug_assert!(nx <= MAX_BLOCK_ROW && ny * nz <= N && nx.min(ny).min(nz) >= 3);
         debug_assert_eq!(voxels.len(), nx * ny * nz);
         self.size = size;
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            let words = voxels.len().div_ceil(64);
+            let [solid, water] = &mut self.stream;
+            // SAFETY: compiled only where the target enables SSE2, so the CPU has it.
+            #[allow(unsafe_code)]
+            unsafe {
+                sse2::classify(voxels, codes, &mut solid[..words], &mut water[..words]);
+            }
+            for (r, (s, w)) in self.solid[..ny * nz].iter_mut().zip(&mut self.water[..ny * nz]).enumerate() {
+                *s = bits_at(solid, r * nx, nx);
+                *w = bits_at(water, r * nx, nx);
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
         for ((row, s), w) in voxels.chunks_exact(nx).zip(&mut self.solid[..ny * nz]).zip(&mut self.water[..ny * nz]) {
             (*s, *w) = row_bits(row, codes);
         }
@@ -217,13 +237,16 @@ impl<const N: usize> BlockRows<N> {
 }
 
 /// The low bit of each 16-bit lane of a word of four voxels (`distance` byte, then `material`).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(test)), allow(dead_code))]
 const LANES: u64 = 0x0001_0001_0001_0001;
 /// Multiplying a word's lane bits (0, 16, 32, 48) by this gathers them at bits 48..52: the other
 /// products land at bits 3, 18, 19, 33, 34, 35 or past bit 63, so no carry reaches bit 48.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(test)), allow(dead_code))]
 const GATHER: u64 = 1 << 48 | 1 << 33 | 1 << 18 | 1 << 3;
 
 /// Four voxels as one word, voxel `i` in bits `16 i..16 i + 16` (distance low, material high).
 /// Built from whole 16-bit voxels, so the compiler loads the word at once.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(test)), allow(dead_code))]
 #[inline(always)]
 fn word(v: &[Voxel]) -> u64 {
     let lane = |v: Voxel| u64::from(u16::from(v.distance as u8) | u16::from(v.material) << 8);
@@ -236,6 +259,7 @@ fn word(v: &[Voxel]) -> u64 {
 /// the inside voxels' materials tell whether they share one material (equal when they do), as
 /// most rows that are not open air do (rock, water): one phase lookup for the row then, instead
 /// of one per voxel.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2", not(test)), allow(dead_code))]
 #[inline]
 fn row_bits(row: &[Voxel], codes: &[u8; 256]) -> (u64, u64) {
     let split = row.len() & !3;
@@ -288,6 +312,85 @@ fn row_bits(row: &[Voxel], codes: &[u8; 256]) -> (u64, u64) {
         w |= (code >> 4 & 1) << (split + x);
     }
     (s & inside, w & inside)
+}
+
+/// Bits `at..at + len` of a bit stream (`len` at most 64), as the low bits of a word.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn bits_at(stream: &[u64], at: usize, len: usize) -> u64 {
+    let (word, bit) = (at / 64, at % 64);
+    let low = stream[word] >> bit;
+    // The next word holds the rest when the bits cross a word boundary.
+    let high = if bit + len > 64 { stream[word + 1] << (64 - bit) } else { 0 };
+    let mask = if len == 64 { u64::MAX } else { (1u64 << len) - 1 };
+    (low | high) & mask
+}
+
+/// The voxels' phases with SSE2, 16 voxels at a time, as bit streams (voxel `i` at bit `i`).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_packs_epi16, _mm_packus_epi16, _mm_set1_epi8,
+        _mm_slli_epi16, _mm_srli_epi16,
+    };
+
+    use voxel_core::Voxel;
+
+    use super::{SOLID, WATER};
+
+    /// Writes the solid and water bits of `voxels` into `solid` and `water` (each
+    /// `voxels.len().div_ceil(64)` words; bits past the voxels are zero).
+    ///
+    /// Per 16 voxels: the distance bytes packed with signed saturation into one vector (one
+    /// `movemask` gives the inside bits), and when any is inside, the material bytes packed into
+    /// another and compared with the first one: one phase lookup for the 16 when they share a
+    /// material (open air, rock, water), one per voxel when they do not (a surface).
+    #[target_feature(enable = "sse2")]
+    pub(super) fn classify(voxels: &[Voxel], codes: &[u8; 256], solid: &mut [u64], water: &mut [u64]) {
+        debug_assert!(solid.len() == voxels.len().div_ceil(64) && water.len() == solid.len());
+        solid.fill(0);
+        water.fill(0);
+        let groups = voxels.len() / 16;
+        let p = voxels.as_ptr().cast::<__m128i>();
+        for g in 0..groups {
+            // SAFETY: voxels 16 g .. 16 g + 16 lie in `voxels` (g < len / 16); `Voxel` is
+            // `#[repr(C)]`, two bytes (distance, material), so they are these 32 bytes, read
+            // unaligned.
+            #[allow(unsafe_code)]
+            let (v0, v1) = unsafe { (_mm_loadu_si128(p.add(2 * g)), _mm_loadu_si128(p.add(2 * g + 1))) };
+            // Distances to the high byte of each 16-bit lane; signed saturation keeps the sign.
+            let inside = _mm_movemask_epi8(_mm_packs_epi16(_mm_slli_epi16::<8>(v0), _mm_slli_epi16::<8>(v1))) as u64;
+            if inside == 0 {
+                continue;
+            }
+            let materials = _mm_packus_epi16(_mm_srli_epi16::<8>(v0), _mm_srli_epi16::<8>(v1));
+            let first = voxels[16 * g].material;
+            let same = _mm_movemask_epi8(_mm_cmpeq_epi8(materials, _mm_set1_epi8(first as i8))) == 0xFFFF;
+            let (s, w) = if same {
+                let code = codes[usize::from(first)];
+                let pick = |bit: u8| if code & bit != 0 { inside } else { 0 };
+                (pick(SOLID), pick(WATER))
+            } else {
+                let (mut s, mut w) = (0u64, 0u64);
+                for (i, v) in voxels[16 * g..16 * g + 16].iter().enumerate() {
+                    let code = u64::from(codes[usize::from(v.material)]);
+                    s |= (code & u64::from(SOLID)) << i;
+                    w |= (code >> 4 & 1) << i;
+                }
+                (s & inside, w & inside)
+            };
+            let (word, shift) = (g / 4, 16 * (g % 4));
+            solid[word] |= s << shift;
+            water[word] |= w << shift;
+        }
+        for (i, v) in voxels.iter().enumerate().skip(16 * groups) {
+            if v.distance < 0 {
+                let code = codes[usize::from(v.material)];
+                solid[i / 64] |= u64::from(code & SOLID != 0) << (i % 64);
+                water[i / 64] |= u64::from(code & WATER != 0) << (i % 64);
+            }
+        }
+    }
 }
 
 /// Dilates rows (`ny * nz` of them, index `y * nz + z`) by one voxel along all three axes, as
@@ -482,6 +585,36 @@ mod tests {
             let at = |x: usize, y: usize, z: usize| voxels[x + R * (z + R * y)];
             prop_assert_eq!(built.solid, dilate_naive(&|x, y, z| at(x, y, z).phase(&table) == Phase::Solid));
             prop_assert_eq!(built.water, dilate_naive(&|x, y, z| at(x, y, z).phase(&table) == Phase::Liquid));
+        }
+    }
+
+    proptest! {
+        /// Block fills (on x86_64 the SSE2 stream of 16 voxels at a time, cut into rows) give
+        /// every row the bits the per-row classification gives, for row lengths 3 to 64 (rows
+        /// that straddle the stream's groups and words), runs of one material and mixed ones.
+        #[test]
+        fn block_fill_rows_equal_row_bits(
+            nx in 3usize..=64,
+            cells in prop::collection::vec((0u8..7, any::<bool>()), 64 * 4 * 3),
+            runs in 1usize..40,
+        ) {
+            let mut table = PhaseTable::DEFAULT;
+            table.set(2, Phase::Liquid);
+            table.set(4, Phase::Liquid);
+            table.set(6, Phase::Empty);
+            let codes = phase_codes(&table);
+            let [ny, nz] = [4usize, 3];
+            let voxels: Vec<Voxel> = (0..nx * ny * nz)
+                .map(|i| {
+                    let (m, inside) = cells[i / runs * runs % cells.len()];
+                    Voxel::new(if inside { -3 } else { 3 }, m)
+                })
+                .collect();
+            let mut rows = Box::<BlockRows<{ 4 * 3 }>>::default();
+            rows.fill(&voxels, [nx, ny, nz], &codes);
+            for (r, row) in voxels.chunks_exact(nx).enumerate() {
+                prop_assert_eq!((rows.solid[r], rows.water[r]), row_bits(row, &codes), "row {}", r);
+            }
         }
     }
 
