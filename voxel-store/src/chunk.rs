@@ -60,6 +60,16 @@ impl Row<'_> {
     /// Writes voxels `x0..x0 + out.len()` of the row into `out`.
     #[inline]
     pub(crate) fn copy_to(&self, x0: usize, out: &mut [Voxel]) {
+        // One voxel (a region whose edge cuts the chunk's first or last column, as a halo
+        // does): no run loop at all.
+        if let [o] = out {
+            *o = match *self {
+                Row::Uniform(v) => v,
+                Row::OneMaterial(m, d) => Voxel::new(d[x0], m),
+                Row::Voxels(src) => src[x0],
+            };
+            return;
+        }
         match *self {
             Row::Uniform(v) => fill_run(out, v),
             Row::OneMaterial(m, d) => {

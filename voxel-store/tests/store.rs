@@ -339,3 +339,26 @@ fn terrain_parameters_are_checked() {
         assert!(matches!(generate::terrain(&bad), Err(StoreError::InvalidParameter(_))), "{bad:?}");
     }
 }
+
+/// Reads one voxel wide, as a halo is read (the first or last column of a chunk, or a single
+/// column anywhere), on generated terrain, whose packed chunks hold uniform, one-material and
+/// mixed rows: every column read along x, y and z equals per-voxel gets.
+#[test]
+fn one_voxel_wide_reads_equal_gets_on_terrain() {
+    let size = IVec3::new(64, 64, 64);
+    let store = generate::terrain(&generate::Terrain::new(size, 3)).unwrap();
+    let world = VoxelBox::new(IVec3::ZERO, size);
+    let mut buf = Vec::new();
+    for axis in 0..3 {
+        for c in 0..64 {
+            let mut min = world.min.to_array();
+            let mut max = world.max.to_array();
+            min[axis] = c;
+            max[axis] = c + 1;
+            let region = VoxelBox::new(IVec3::from(min), IVec3::from(max));
+            store.read_region(region, &mut buf).unwrap();
+            let expected: Vec<Voxel> = region.iter().map(|p| store.get(p)).collect();
+            assert!(buf == expected, "axis {axis}, column {c}");
+        }
+    }
+}
