@@ -133,6 +133,12 @@ fn ray_sets(s: &Scene) -> Vec<(&'static str, Vec<Cast>)> {
 /// the chunk looked up for every voxel (`Occupancy::is_solid`) and no empty-space skipping. Returns
 /// the hit voxel and the number of steps taken.
 fn lookup_per_step(occ: &Occupancy, ray: &Ray, max_t: f32) -> (Option<IVec3>, u32) {
+    seed_walk(occ, ray, max_t, |_| {})
+}
+
+/// [`lookup_per_step`]'s walk, calling `visit` with every voxel it enters (the hit included).
+#[inline(always)]
+fn seed_walk(occ: &Occupancy, ray: &Ray, max_t: f32, mut visit: impl FnMut(IVec3)) -> (Option<IVec3>, u32) {
     let world = occ.world();
     let o = ray.origin.to_array();
     let mut cell = ray.origin.floor().as_ivec3().to_array();
@@ -155,6 +161,7 @@ fn lookup_per_step(occ: &Occupancy, ray: &Ray, max_t: f32) -> (Option<IVec3>, u3
         if !world.contains(p) {
             return (None, steps);
         }
+        visit(p);
         if occ.is_solid(p) {
             return (Some(p), steps);
         }
@@ -418,42 +425,7 @@ fn brick_study() {
 
 /// The voxels [`lookup_per_step`]'s walk visits, in order, up to its hit (included).
 fn visited(occ: &Occupancy, ray: &Ray, max_t: f32, out: &mut Vec<IVec3>) {
-    let world = occ.world();
-    let o = ray.origin.to_array();
-    let mut cell = ray.origin.floor().as_ivec3().to_array();
-    let (mut inv, mut step, mut plane, mut next) = ([0.0f32; 3], [0i32; 3], [0.0f32; 3], [f32::INFINITY; 3]);
-    for a in 0..3 {
-        let i = 1.0 / ray.dir[a];
-        if i.is_finite() {
-            inv[a] = i;
-            step[a] = if i > 0.0 { 1 } else { -1 };
-            plane[a] = (cell[a] + i32::from(i > 0.0)) as f32;
-            next[a] = (plane[a] - o[a]) * inv[a];
-        }
-    }
-    loop {
-        let p = IVec3::from_array(cell);
-        if !world.contains(p) {
-            return;
-        }
-        out.push(p);
-        if occ.is_solid(p) {
-            return;
-        }
-        let a = if next[0] <= next[1] {
-            if next[0] <= next[2] { 0 } else { 2 }
-        } else if next[1] <= next[2] {
-            1
-        } else {
-            2
-        };
-        if !(next[a] <= max_t) {
-            return;
-        }
-        cell[a] += step[a];
-        plane[a] += step[a] as f32;
-        next[a] = (plane[a] - o[a]) * inv[a];
-    }
+    seed_walk(occ, ray, max_t, |p| out.push(p));
 }
 
 fn main() {

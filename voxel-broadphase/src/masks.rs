@@ -560,6 +560,26 @@ mod tests {
         }
     }
 
+    /// Materials 1 and 3 solid, 2 and 4 liquid, 5 the default's, 6 empty, and their codes.
+    fn many_materials() -> (PhaseTable, [u8; 256]) {
+        let mut table = PhaseTable::DEFAULT;
+        table.set(2, Phase::Liquid);
+        table.set(4, Phase::Liquid);
+        table.set(6, Phase::Empty);
+        let codes = phase_codes(&table);
+        (table, codes)
+    }
+
+    /// `len` voxels from `(material, inside)` cells, each cell repeated `runs` times.
+    fn runs_of_voxels(cells: &[(u8, bool)], runs: usize, len: usize) -> Vec<Voxel> {
+        (0..len)
+            .map(|i| {
+                let (m, inside) = cells[i / runs * runs % cells.len()];
+                Voxel::new(if inside { -3 } else { 3 }, m)
+            })
+            .collect()
+    }
+
     proptest! {
         /// Rows of several materials per phase, and outside voxels of solid and liquid
         /// materials: the row classification's one-material and several-material paths and its
@@ -569,18 +589,9 @@ mod tests {
             cells in prop::collection::vec((0u8..7, any::<bool>()), 1000),
             runs in 1usize..12,
         ) {
-            let mut table = PhaseTable::DEFAULT;
-            table.set(2, Phase::Liquid);
-            table.set(4, Phase::Liquid);
-            table.set(6, Phase::Empty);
-            let codes = phase_codes(&table);
+            let (table, codes) = many_materials();
             // Runs of one voxel repeated make one-material rows common, as in terrain.
-            let voxels: Vec<Voxel> = (0..1000)
-                .map(|i| {
-                    let (m, inside) = cells[i / runs * runs];
-                    Voxel::new(if inside { -3 } else { 3 }, m)
-                })
-                .collect();
+            let voxels = runs_of_voxels(&cells, runs, 1000);
             let built = build(&voxels, &codes);
             let at = |x: usize, y: usize, z: usize| voxels[x + R * (z + R * y)];
             prop_assert_eq!(built.solid, dilate_naive(&|x, y, z| at(x, y, z).phase(&table) == Phase::Solid));
@@ -598,18 +609,9 @@ mod tests {
             cells in prop::collection::vec((0u8..7, any::<bool>()), 64 * 4 * 3),
             runs in 1usize..40,
         ) {
-            let mut table = PhaseTable::DEFAULT;
-            table.set(2, Phase::Liquid);
-            table.set(4, Phase::Liquid);
-            table.set(6, Phase::Empty);
-            let codes = phase_codes(&table);
+            let (_, codes) = many_materials();
             let [ny, nz] = [4usize, 3];
-            let voxels: Vec<Voxel> = (0..nx * ny * nz)
-                .map(|i| {
-                    let (m, inside) = cells[i / runs * runs % cells.len()];
-                    Voxel::new(if inside { -3 } else { 3 }, m)
-                })
-                .collect();
+            let voxels = runs_of_voxels(&cells, runs, nx * ny * nz);
             let mut rows = Box::<BlockRows<{ 4 * 3 }>>::default();
             rows.fill(&voxels, [nx, ny, nz], &codes);
             for (r, row) in voxels.chunks_exact(nx).enumerate() {
