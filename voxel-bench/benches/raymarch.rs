@@ -356,6 +356,8 @@ fn count_march(occ: &Occupancy, set: &[Cast], out: &mut Vec<Option<voxel_raymarc
 /// brick size), skips (one per visit of an empty brick of a stored chunk: the voxels of one
 /// brick in a row are one skip) and steps (voxels in bricks with a solid voxel, walked one by
 /// one). The walk's cost is about `steps * step + skips * skip`; the crate's figures give both.
+/// Chunks and bricks are anchored at the origin here, as `Occupancy` anchors them at the world
+/// box's minimum: the same grid for this bench's world, which starts at the origin.
 fn brick_study() {
     let s = scene_with(false);
     let sets = ray_sets(&s);

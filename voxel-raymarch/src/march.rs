@@ -528,7 +528,7 @@ impl Occupancy {
             let local = rel & (CHUNK_EDGE - 1);
             // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
             // borrows from or carries into the next field, bit 5 of a field is set exactly when
-            // the step left the chunk (63 or 96), and bits 3-4 are the brick on that axis.
+            // the step left the chunk (63 or 96), and bit 4 is the brick on that axis.
             let mut packed = (local.x + 64) as u32 | ((local.y + 64) as u32) << 8 | ((local.z + 64) as u32) << 16;
             if bricks >> packed_brick(packed) & 1 == 0 {
                 if !self.skip_brick(walk, chunk_min, local, max_t) {

@@ -293,6 +293,8 @@ fn chunk_bits<S: VoxelSource>(
         hi = hi.max((row + IVec3::ONE).with_x(32 - word.leading_zeros() as i32));
         let row_index = z + CHUNK_EDGE as usize * y;
         bits[row_index >> 1] |= u64::from(word) << (32 * (row_index & 1));
+        // Two bricks of 16 along x (the mask layout `bx + 2 bz + 4 by` assumes 16^3 bricks).
+        const { assert!(BRICK_EDGE == 16 && CHUNK_EDGE == 32) };
         for bx in 0..2 {
             if word >> (16 * bx) & 0xffff != 0 {
                 mask |= 1 << (bx + 2 * (z / 16) + 4 * (y / 16));
