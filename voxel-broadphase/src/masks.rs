@@ -338,6 +338,9 @@ mod sse2 {
 
     use super::{SOLID, WATER};
 
+    // The per-voxel path shifts the codes' bits into place: solid is bit 0, water bit 4.
+    const _: () = assert!(SOLID == 1 && WATER == 1 << 4);
+
     // The loads below read each `Voxel` as two bytes: distance, then material.
     const _: () = assert!(
         size_of::<Voxel>() == 2
