@@ -39,7 +39,10 @@ fn scene() -> Scene {
 /// The bench world; `with_parry: false` leaves parry's `Voxels` empty (for instruction counts
 /// under valgrind, where building it takes minutes).
 fn scene_with(with_parry: bool) -> Scene {
-    let store = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
+    // `RAYMARCH_SEED=<n>` generates another world (seed 1 by default), to check the figures on a
+    // world they were not tuned on.
+    let seed = std::env::var("RAYMARCH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let store = generate::terrain(&Terrain::new(WORLD, seed)).expect("valid parameters");
     let world = VoxelBox::new(IVec3::ZERO, WORLD);
     let mut buf = Vec::new();
     store.read_region(world, &mut buf).expect("2^24 voxels fit a read");
