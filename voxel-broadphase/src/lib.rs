@@ -50,17 +50,20 @@
 //!
 //! From `cargo bench -p voxel-bench --bench broadphase` (benches `broadphase/*`) and its
 //! `broadphase_probe` example on a generated 512x128x512 world with caves, on a shared 2-core
-//! machine: a character-sized query in 21.6-22.1 ns with AVX2 (18.8-19.0 ns per box in
-//! [`Broadphase::query_batch`]; 31 ns on the SSE2 path; about 25x faster than a per-voxel scan,
-//! about even with a chunk-box-only test), masks built in
-//! 0.81 us per chunk with the read, 0.61 bits per voxel of the world, and of 10k objects in open
-//! space, 1155 bit-broadphase pairs against 3994 chunk-box pairs and 1073 real contacts, none
-//! missed (97% of the redundant pairs cut). The crate README lists every figure with its goal.
+//! machine: a character-sized query in 18.1-19.5 ns with AVX2 (15.5-15.9 ns per box in
+//! [`Broadphase::query_batch`]; 31 ns on the SSE2 path; about 40x faster than a per-voxel scan,
+//! about 1.6x faster than a chunk-box-only test), masks built in 0.69 us per chunk with the read
+//! (0.80-0.87 us on other generated worlds), 0.61 bits per voxel of the world, and of 10k objects
+//! in open space, 1155 bit-broadphase pairs against 3994 chunk-box pairs and 1073 real contacts,
+//! none missed (97% of the redundant pairs cut). The crate README lists every figure with its
+//! goal.
 
 // `unsafe` only on x86_64, each block with its `SAFETY` note: the calls into the SSE2 small query
-// (SSE2 is part of the x86_64 baseline) and into the AVX2 one (after run-time detection), and in
-// `query/avx2.rs` the aligned 256-bit loads of a 64-byte mask slot, the
-// unchecked grid and slot reads of a small window and the length update of its reserved hits.
+// and the SSE2 voxel classification (SSE2 is part of the x86_64 baseline) and into the AVX2 query
+// (after run-time detection); in `query/avx2.rs` the box's two loads from the `#[repr(C)]` `Aabb`,
+// the aligned 256-bit loads of a 64-byte mask slot, one `vptest` in inline assembly, the
+// unchecked grid and slot reads of a small window and the length update of its reserved hits; in
+// `masks.rs` the unaligned loads of a block read's `#[repr(C)]` voxels.
 #![deny(unsafe_code)]
 
 mod broadphase;
