@@ -215,21 +215,26 @@ impl Samples {
                     // largest exit slack `worst * along - max(-dist, 0)` over planes the ray
                     // leaves through (an exit within `worst`?), branch-free within a block.
                     let mut settled = false;
-                    for b in 0..blocks {
-                        let block = (first_block + b) % blocks;
+                    let mut block = first_block;
+                    for _ in 0..blocks {
                         let range = block * LANES..(block + 1) * LANES;
-                        let (bx, by, bz, bo) =
-                            (&nx[range.clone()], &ny[range.clone()], &nz[range.clone()], &offset[range]);
-                        let mut hit = 0.0f64;
+                        // Fixed-size blocks and non-short-circuit tests: the compiler vectorizes
+                        // the lanes without bounds checks or branches.
+                        let lanes = |column: &[f64]| -> [f64; LANES] {
+                            let mut out = [0.0; LANES];
+                            out.copy_from_slice(&column[range.clone()]);
+                            out
+                        };
+                        let (bx, by, bz, bo) = (lanes(nx), lanes(ny), lanes(nz), lanes(offset));
+                        let mut hit = false;
                         for k in 0..LANES {
                             let dist = bx[k] * p.x + by[k] * p.y + bz[k] * p.z - bo[k];
                             let along = bx[k] * d.x + by[k] * d.y + bz[k] * d.z;
                             let depth = if dist < 0.0 { -dist } else { 0.0 };
-                            let exits = along > 0.0 && depth <= worst * along;
-                            let outside = dist > eps;
-                            hit += if exits || outside { 1.0 } else { 0.0 };
+                            let exits = (along > 0.0) & (depth <= worst * along);
+                            hit |= exits | (dist > eps);
                         }
-                        if hit > 0.0 {
+                        if hit {
                             settled = true;
                             first_block = block;
                             if let Some(k) = (block * LANES..block * LANES + LANES)
@@ -240,6 +245,7 @@ impl Samples {
                             }
                             break;
                         }
+                        block = if block + 1 == blocks { 0 } else { block + 1 };
                     }
                     if settled {
                         continue;

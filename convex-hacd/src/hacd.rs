@@ -707,12 +707,16 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
     let coord = |x: f64, axis: usize| (((x - lo[axis]) / cell).floor().max(0.0) as usize).min(CELLS - 1);
     let index = |c: [usize; 3]| c[0] + CELLS * (c[1] + CELLS * c[2]);
     let mut entries: Vec<(u32, u32)> = Vec::new();
+    // Each triangle's box widened by s: a vertex outside it cannot be within s of the triangle,
+    // which rejects most candidates of a cell before the closest-point test.
+    let mut boxes = vec![(DVec3::ZERO, DVec3::ZERO); prep.triangles.len()];
     for (t, tri) in prep.triangles.iter().enumerate() {
         if !nodes[t].alive {
             continue;
         }
         let [a, b, c] = tri.map(|v| prep.positions[v as usize]);
         let (tlo, thi) = (a.min(b).min(c) - DVec3::splat(s), a.max(b).max(c) + DVec3::splat(s));
+        boxes[t] = (tlo, thi);
         for z in coord(tlo.z, 2)..=coord(thi.z, 2) {
             for y in coord(tlo.y, 1)..=coord(thi.y, 1) {
                 for x in coord(tlo.x, 0)..=coord(thi.x, 0) {
@@ -736,6 +740,10 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
         }
         let c = index([coord(p.x, 0), coord(p.y, 1), coord(p.z, 2)]);
         for &(_, t) in &entries[start[c] as usize..start[c + 1] as usize] {
+            let (tlo, thi) = boxes[t as usize];
+            if !(p.cmpge(tlo).all() && p.cmple(thi).all()) {
+                continue;
+            }
             let tri = prep.triangles[t as usize];
             if tri.contains(&(v as u32)) {
                 continue;

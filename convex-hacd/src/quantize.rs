@@ -3,7 +3,7 @@
 //! closer than the quantization distance `s` are welded, and triangles that collapse or fit on a
 //! line within `s` are dropped. Every later tolerance is this one `s`.
 
-use std::collections::HashMap;
+use ahash::AHashMap;
 
 use glam::DVec3;
 use voxel_core::TriangleSource;
@@ -66,7 +66,7 @@ pub(crate) fn prepare<T: TriangleSource + ?Sized>(mesh: &T, cube: f64, s: f64) -
     // Weld: each vertex joins the lowest-index earlier representative within s, looked up in the
     // 27 cells of a hash grid of cell size s around it (deterministic: no hash-order iteration).
     let mut weld_of = vec![u32::MAX; mesh.vertex_count()];
-    let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    let mut cells: AHashMap<[i64; 3], Vec<u32>> = AHashMap::new();
     let cell_of = |p: DVec3| (p / s).floor().as_i64vec3().to_array();
     for &t in &finite {
         for v in mesh.triangle(t) {
@@ -127,7 +127,7 @@ pub(crate) fn weld_points(points: &[DVec3], s: f64) -> Vec<u32> {
         reps.extend(0..points.len() as u32);
         return reps;
     }
-    let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    let mut cells: AHashMap<[i64; 3], Vec<u32>> = AHashMap::new();
     for (i, &p) in points.iter().enumerate() {
         let c = (p / s).floor().as_i64vec3().to_array();
         let mut found = false;

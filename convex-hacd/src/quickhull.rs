@@ -156,6 +156,7 @@ impl HullScratch {
         }
     }
 
+    #[inline]
     fn new_face(&mut self, v: [u32; 3], plane: u32) -> u32 {
         let id = self.used;
         if id == self.faces.len() {
@@ -173,6 +174,7 @@ impl HullScratch {
         id as u32
     }
 
+    #[inline]
     fn new_plane(&mut self, plane: Plane) -> u32 {
         self.planes.push(plane);
         self.plane_stamp.push(0);
@@ -212,19 +214,25 @@ pub(crate) fn build_hull(
         return Err(Degeneracy::TooFew);
     }
     // Extreme points per axis; ties keep the lowest index so the result is order-stable.
-    let mut min_i = [0usize; 3];
-    let mut max_i = [0usize; 3];
+    // The running extremes stay in registers (the points are finite, so `<` is a total order).
+    let (mut min_v, mut max_v) = (points[0].to_array(), points[0].to_array());
+    let (mut min_i, mut max_i) = ([0usize; 3], [0usize; 3]);
+    let mut max_abs = 0.0f64;
     for (i, p) in points.iter().enumerate() {
+        let p = p.to_array();
         for axis in 0..3 {
-            if p[axis] < points[min_i[axis]][axis] {
+            if p[axis] < min_v[axis] {
+                min_v[axis] = p[axis];
                 min_i[axis] = i;
             }
-            if p[axis] > points[max_i[axis]][axis] {
+            if p[axis] > max_v[axis] {
+                max_v[axis] = p[axis];
                 max_i[axis] = i;
             }
+            max_abs = max_abs.max(p[axis].abs());
         }
     }
-    let spread = |axis: usize| points[max_i[axis]][axis] - points[min_i[axis]][axis];
+    let spread = |axis: usize| max_v[axis] - min_v[axis];
     let axis = (0..3).fold(0, |best, axis| if spread(axis) > spread(best) { axis } else { best });
     if spread(axis) <= eps {
         return Err(Degeneracy::Coincident);
@@ -266,7 +274,6 @@ pub(crate) fn build_hull(
         scratch.flat_indices = all;
         return result;
     }
-    let max_abs = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
     let tau = plane_thickness(eps, spread(axis), max_abs);
     build_3d(points, [a, b, c, d], base, tau, scratch, out)?;
     if !faces_outward(points, out, eps) {
@@ -461,27 +468,32 @@ pub(crate) fn grow_hull(
 
 /// Copies the alive faces of `s` into `out`: their planes renumbered densely, vertices ascending.
 fn write_out(points: &[DVec3], s: &mut HullScratch, out: &mut RawHull) {
-    s.face_map.clear();
+    let faces = &s.faces[..s.used];
     let mut next = 0u32;
-    for f in 0..s.used {
-        s.face_map.push(if s.faces[f].alive { next } else { NONE });
-        next += u32::from(s.faces[f].alive);
-    }
+    s.face_map.clear();
+    s.face_map.extend(faces.iter().map(|f| {
+        let at = if f.alive { next } else { NONE };
+        next += u32::from(f.alive);
+        at
+    }));
+    let alive = next as usize;
     s.plane_map.clear();
     s.plane_map.resize(s.planes.len(), NONE);
-    for f in 0..s.used {
-        let face = &s.faces[f];
-        if !face.alive {
-            continue;
-        }
+    out.triangles.reserve(alive);
+    out.triangle_planes.reserve(alive);
+    out.adjacency.reserve(alive);
+    let face_map = &s.face_map[..];
+    for face in faces.iter().filter(|f| f.alive) {
         let pl = face.plane as usize;
-        if s.plane_map[pl] == NONE {
-            s.plane_map[pl] = out.planes.len() as u32;
+        let mut at = s.plane_map[pl];
+        if at == NONE {
+            at = out.planes.len() as u32;
+            s.plane_map[pl] = at;
             out.planes.push(s.planes[pl]);
         }
         out.triangles.push(face.v);
-        out.triangle_planes.push(s.plane_map[pl]);
-        out.adjacency.push(face.adj.map(|g| s.face_map[g as usize]));
+        out.triangle_planes.push(at);
+        out.adjacency.push(face.adj.map(|g| face_map[g as usize]));
     }
     // Vertices ascending: marked, then read off in index order (cheaper than sorting the
     // corners, three per triangle, and dropping the repeats).
@@ -672,15 +684,31 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
             continue;
         }
 
-        // New faces from each horizon edge to the eye.
-        s.new_faces.clear();
-        s.new_planes.clear();
-        let first_new_plane = s.planes.len() as u32;
-        for oi in 0..s.ordered.len() {
-            let (from, to, nb) = s.horizon[s.ordered[oi]];
-            let nb_plane = s.faces[nb as usize].plane;
-            let nb_normal = s.planes[nb_plane as usize].normal;
-            let on_nb_plane = s.planes[nb_plane as usize].distance(eye_p) >= -eps;
+        // New faces from each horizon edge to the eye. The scratch is taken apart so that the
+        // loop keeps its slices in registers instead of reloading them after every store.
+        let HullScratch {
+            faces,
+            used,
+            planes,
+            plane_stamp,
+            plane_visible,
+            face_stamp,
+            face_visible,
+            horizon,
+            ordered,
+            new_faces,
+            new_planes,
+            ..
+        } = &mut *s;
+        new_faces.clear();
+        new_planes.clear();
+        let first_new_plane = planes.len() as u32;
+        let mut prev_plane = NONE;
+        for &e in ordered.iter() {
+            let (from, to, nb) = horizon[e];
+            let nb_plane = faces[nb as usize].plane;
+            let nb_pl = planes[nb_plane as usize];
+            let on_nb_plane = nb_pl.distance(eye_p) >= -eps;
             let own = triangle_plane(points[from as usize], points[to as usize], eye_p);
             let plane = match own {
                 // A triangle with no normal lies on its horizon edge: it belongs with the neighbour.
@@ -688,39 +716,56 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
                 // The eye lies in the neighbour's thick plane and the triangle extends it outward
                 // (same facing): it joins that plane. In a slab barely thicker than eps, a bottom
                 // triangle can lie within eps of the top plane; the facing keeps it apart.
-                Some(own) if on_nb_plane && own.normal.dot(nb_normal) > 0.0 => nb_plane,
+                Some(own) if on_nb_plane && own.normal.dot(nb_pl.normal) > 0.0 => nb_plane,
+                // Consecutive new triangles that fit one thick plane share it.
+                Some(own)
+                    if prev_plane != NONE
+                        && prev_plane >= first_new_plane
+                        && planes[prev_plane as usize].distance(points[to as usize]).abs() <= eps
+                        && planes[prev_plane as usize].normal.dot(own.normal) > 0.0 =>
+                {
+                    prev_plane
+                }
                 Some(own) => {
-                    let prev = s.new_faces.last().map(|&pf| s.faces[pf as usize].plane);
-                    match prev {
-                        // Consecutive new triangles that fit one thick plane share it.
-                        Some(pp)
-                            if pp >= first_new_plane
-                                && s.planes[pp as usize].distance(points[to as usize]).abs() <= eps
-                                && s.planes[pp as usize].normal.dot(own.normal) > 0.0 =>
-                        {
-                            pp
-                        }
-                        _ => s.new_plane(own),
-                    }
+                    planes.push(own);
+                    plane_stamp.push(0);
+                    plane_visible.push(false);
+                    (planes.len() - 1) as u32
                 }
             };
-            let nf = s.new_face([from, to, eye], plane);
-            s.faces[nf as usize].adj[0] = nb;
-            let nbf = &mut s.faces[nb as usize];
+            prev_plane = plane;
+            let id = *used;
+            if id == faces.len() {
+                faces.push(Face::default());
+                face_stamp.push(0);
+                face_visible.push(false);
+            }
+            let face = &mut faces[id];
+            face.v = [from, to, eye];
+            face.adj = [nb, NONE, NONE];
+            face.plane = plane;
+            face.alive = true;
+            face.outside.clear();
+            *used += 1;
+            let nf = id as u32;
+            let nbf = &mut faces[nb as usize];
             for j in 0..3 {
                 if nbf.v[j] == to && nbf.v[(j + 1) % 3] == from {
                     nbf.adj[j] = nf;
                 }
             }
-            s.new_faces.push(nf);
+            new_faces.push(nf);
             // The new faces' planes side by side, so the loop over orphans reads one array.
-            s.new_planes.push(s.planes[plane as usize]);
+            new_planes.push(planes[plane as usize]);
         }
         let n_new = s.new_faces.len();
+        let mut prev = s.new_faces[n_new - 1];
         for i in 0..n_new {
-            let nf = s.new_faces[i] as usize;
-            s.faces[nf].adj[1] = s.new_faces[(i + 1) % n_new];
-            s.faces[nf].adj[2] = s.new_faces[(i + n_new - 1) % n_new];
+            let nf = s.new_faces[i];
+            let next = s.new_faces[if i + 1 == n_new { 0 } else { i + 1 }];
+            s.faces[nf as usize].adj[1] = next;
+            s.faces[nf as usize].adj[2] = prev;
+            prev = nf;
         }
 
         // Points outside the deleted faces go to the new face they are farthest outside of;
