@@ -169,15 +169,23 @@ impl Shape {
             Some(k) => scratch.spare.swap_remove(k),
             None => scratch.spare.pop().unwrap_or_default(),
         };
-        shape.points.clear();
+        // A list too small for its new contents is replaced, not grown: growing would copy its
+        // old (dead) contents along.
+        fn room<T>(list: &mut Vec<T>, n: usize) {
+            list.clear();
+            if list.capacity() < n {
+                *list = Vec::with_capacity(n);
+            }
+        }
+        room(&mut shape.points, raw.vertices.len());
         shape.points.extend(raw.vertices.iter().map(|&i| scratch.points[i as usize]));
-        shape.triangles.clear();
+        room(&mut shape.triangles, raw.triangles.len());
         shape.triangles.extend(raw.triangles.iter().map(|t| t.map(|i| local[i as usize])));
-        shape.planes.clear();
+        room(&mut shape.planes, raw.planes.len());
         shape.planes.extend_from_slice(&raw.planes);
-        shape.triangle_planes.clear();
+        room(&mut shape.triangle_planes, raw.triangle_planes.len());
         shape.triangle_planes.extend_from_slice(&raw.triangle_planes);
-        shape.adjacency.clear();
+        room(&mut shape.adjacency, raw.adjacency.len());
         shape.adjacency.extend_from_slice(&raw.adjacency);
         shape.flat = raw.flat;
         shape.area = raw.flat_area;
@@ -315,13 +323,13 @@ fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evalua
 
 /// The fewest points of a solid part that the merged hull grows from instead of being built
 /// afresh. A grown hull keeps the part's vertices that lie within the planes' thickness of a
-/// new face, which a fresh build drops, and its faces differ from a fresh build's by rounding.
-/// Tuned on the 21 shared meshes: from 64 points every mesh makes the same collapses as with
-/// fresh builds (same source triangles per hull) and fandisk keeps 1483 vertices instead of 1429;
-/// from 32, fandisk keeps 1658; from 16, teapot-newell's collapses change (farthest point 0.76%
-/// -> 0.92% of the diagonal) and fandisk keeps 2037. Instructions on rocker-arm: 3.57 G with fresh
-/// builds only, 3.19 G from 64, 2.98 G from 32, 2.84 G from 16.
-const GROW_FROM: usize = 64;
+/// new face, which a fresh build drops, and its faces differ from a fresh build's by rounding;
+/// the final hulls are built afresh from their own vertices, which drops the kept ones again.
+/// Tuned on the 21 shared meshes (2026-11-23): from 16 points every mesh makes the same collapses
+/// as from 64 (the same source triangles in every hull) and keeps as many vertices within 0.4%
+/// (fandisk 1483 -> 1441, octagonal-pocket 2172 -> 2181); from 6, eight meshes' collapses change.
+/// Instructions on rocker-arm: 2.96 G from 64, 2.44 G from 16; fandisk 1.13 G and 1.05 G.
+const GROW_FROM: usize = 16;
 
 /// How thin a solid hull must be, in units of the concavity limit, for [`thin_gap`]. Tuned on the
 /// 21 shared meshes: at 0.5 (5 units in the default cube) it catches the bottle's mouth (1.8
@@ -621,6 +629,18 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     for node in nodes.iter_mut().filter(|n| n.alive) {
         let mut source: Vec<u32> = node.triangles.iter().map(|&t| prep.source[t as usize]).collect();
         source.sort_unstable();
+        if !node.shape.flat && node.shape.points.len() >= GROW_FROM {
+            // A grown hull keeps the part's vertices that lie within the planes' thickness of a
+            // new face; a fresh build of its own vertices drops them (the hull moves by less than
+            // that thickness, far below s).
+            scratch.points.clear();
+            scratch.points.extend_from_slice(&node.shape.points);
+            if let Some(fresh) = Shape::from_scratch(&mut scratch, eps) {
+                if !fresh.flat {
+                    node.shape = Shape { scan: node.shape.scan, ..fresh };
+                }
+            }
+        }
         let mut cap_error = 0.0;
         if let Some(cap) = options.max_vertices_per_hull {
             if node.shape.points.len() > cap {
@@ -657,22 +677,26 @@ pub fn decompose<T: TriangleSource + ?Sized>(
 /// a deterministic order. An edge shared by more than two triangles (non-manifold, or a
 /// double-sided surface) links them in a chain, which keeps them connected without k^2 edges.
 fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
-    let mut corners: Vec<([u32; 2], u32)> = Vec::with_capacity(prep.triangles.len() * 3);
+    // Each corner edge as one integer (low vertex, high vertex, triangle), so the sort compares
+    // integers instead of tuples; the order is the tuples' order.
+    let mut corners: Vec<u128> = Vec::with_capacity(prep.triangles.len() * 3);
     for (t, tri) in prep.triangles.iter().enumerate() {
         if !nodes[t].alive {
             continue;
         }
         for k in 0..3 {
             let (u, v) = (tri[k], tri[(k + 1) % 3]);
-            corners.push(([u.min(v), u.max(v)], t as u32));
+            corners.push(u128::from(u.min(v)) << 64 | u128::from(u.max(v)) << 32 | t as u128);
         }
     }
     corners.sort_unstable();
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for run in corners.chunk_by(|x, y| x.0 == y.0) {
+    let mut pairs: Vec<u64> = Vec::new();
+    let pair = |a: u32, b: u32| u64::from(a.min(b)) << 32 | u64::from(a.max(b));
+    for run in corners.chunk_by(|x, y| x >> 32 == y >> 32) {
         for w in run.windows(2) {
-            if w[0].1 != w[1].1 {
-                pairs.push((w[0].1.min(w[1].1), w[0].1.max(w[1].1)));
+            let (a, b) = (w[0] as u32, w[1] as u32);
+            if a != b {
+                pairs.push(pair(a, b));
             }
         }
     }
@@ -681,6 +705,7 @@ fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
     pairs.dedup();
     pairs
         .into_iter()
+        .map(|p| ((p >> 32) as u32, p as u32))
         .map(|(a, b)| Edge { a, b, alive: true, version: 0, cost: 0.0, bound: 0.0, dirty: false, merged: None })
         .collect()
 }
@@ -689,7 +714,7 @@ fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
 /// that does not have it as a corner (T-junctions, where one part's edge is split by the other's
 /// vertices; parts modelled apart that touch). Without these links such parts could never merge.
 /// Triangles go into a uniform grid by their boxes; each vertex looks in its own cell.
-fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
+fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<u64>) {
     let s = prep.s;
     let mut first_triangle = vec![u32::MAX; prep.positions.len()];
     for (t, tri) in prep.triangles.iter().enumerate() {
@@ -725,7 +750,8 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
             }
         }
     }
-    entries.sort_unstable();
+    // Counting sort by cell: the entries were made in triangle order, so each cell lists its
+    // triangles ascending.
     let mut start = vec![0u32; CELLS * CELLS * CELLS + 1];
     for &(c, _) in &entries {
         start[c as usize + 1] += 1;
@@ -733,13 +759,19 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
     for c in 0..CELLS * CELLS * CELLS {
         start[c + 1] += start[c];
     }
+    let mut cell_triangles = vec![0u32; entries.len()];
+    let mut fill = start.clone();
+    for &(c, t) in &entries {
+        cell_triangles[fill[c as usize] as usize] = t;
+        fill[c as usize] += 1;
+    }
     for (v, &p) in prep.positions.iter().enumerate() {
         let own = first_triangle[v];
         if own == u32::MAX {
             continue;
         }
         let c = index([coord(p.x, 0), coord(p.y, 1), coord(p.z, 2)]);
-        for &(_, t) in &entries[start[c] as usize..start[c + 1] as usize] {
+        for &t in &cell_triangles[start[c] as usize..start[c + 1] as usize] {
             let (tlo, thi) = boxes[t as usize];
             if !(p.cmpge(tlo).all() && p.cmple(thi).all()) {
                 continue;
@@ -750,7 +782,7 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<(u32, u32)>) {
             }
             let [a, b, cc] = tri.map(|k| prep.positions[k as usize]);
             if p.distance(closest_on_triangle(p, a, b, cc)) <= s {
-                pairs.push((own.min(t), own.max(t)));
+                pairs.push(u64::from(own.min(t)) << 32 | u64::from(own.max(t)));
             }
         }
     }

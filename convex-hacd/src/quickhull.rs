@@ -704,6 +704,14 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
         new_planes.clear();
         let first_new_plane = planes.len() as u32;
         let mut prev_plane = NONE;
+        // Room for every new face first, so the loop writes into a fixed slice.
+        let n_new = ordered.len();
+        if faces.len() < *used + n_new {
+            faces.resize_with(*used + n_new, Face::default);
+            face_stamp.resize(*used + n_new, 0);
+            face_visible.resize(*used + n_new, false);
+        }
+        let faces = &mut faces[..];
         for &e in ordered.iter() {
             let (from, to, nb) = horizon[e];
             let nb_plane = faces[nb as usize].plane;
@@ -735,11 +743,6 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
             };
             prev_plane = plane;
             let id = *used;
-            if id == faces.len() {
-                faces.push(Face::default());
-                face_stamp.push(0);
-                face_visible.push(false);
-            }
             let face = &mut faces[id];
             face.v = [from, to, eye];
             face.adj = [nb, NONE, NONE];
@@ -758,7 +761,6 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
             // The new faces' planes side by side, so the loop over orphans reads one array.
             new_planes.push(planes[plane as usize]);
         }
-        let n_new = s.new_faces.len();
         let mut prev = s.new_faces[n_new - 1];
         for i in 0..n_new {
             let nf = s.new_faces[i];
