@@ -134,6 +134,9 @@ pub(crate) struct HullScratch {
     chain: Vec<(f64, f64, u32)>,
     polygon: Vec<(f64, f64, u32)>,
     flat_indices: Vec<u32>,
+    // Growing: the part's planes in columns (normal x, y, z, offset), and each plane's first face.
+    columns: [Vec<f64>; 4],
+    first_face: Vec<u32>,
     /// Eyes that could not be added because the visible region was not a disc (counted for tests).
     pub(crate) skipped_eyes: usize,
     /// How many hulls were rebuilt with thicker planes after a fold (a count for tests).
@@ -408,6 +411,9 @@ fn build_3d(
     Ok(())
 }
 
+/// Planes per block when [`grow_hull`] assigns the added points.
+const GROW_LANES: usize = 4;
+
 /// Grows the solid hull of `points[..base]` (its triangles over those indices, each with the
 /// index of its plane in `planes`) by the points after `base`, with the thickness a fresh build
 /// of all `points` would use. `Err` when the grown hull is flat or folds (the caller builds it
@@ -441,16 +447,56 @@ pub(crate) fn grow_hull(
     for (f, adj) in adjacency.iter().enumerate() {
         s.faces[f].adj = *adj;
     }
+    // Each added point goes to the face it is farthest outside of (the first such face). Faces
+    // of one plane are equally far, and the planes are numbered in the order of their first
+    // face (as `write_out` numbers them), so that face is the first face of the first plane at
+    // the largest distance: the distances are taken per plane, in columns and blocks the
+    // compiler vectorizes, instead of per face.
+    s.first_face.clear();
+    s.first_face.resize(planes.len(), NONE);
+    for (f, &pl) in triangle_planes.iter().enumerate() {
+        if s.first_face[pl as usize] == NONE {
+            s.first_face[pl as usize] = f as u32;
+        }
+    }
+    debug_assert!(s.first_face.windows(2).all(|w| w[0] < w[1]), "planes not in first-use order");
+    let padded = planes.len().div_ceil(GROW_LANES) * GROW_LANES;
+    for (k, column) in s.columns.iter_mut().enumerate() {
+        column.clear();
+        column.extend(planes.iter().map(|pl| if k < 3 { pl.normal[k] } else { pl.offset }));
+        // Padding: distance -infinity, never the farthest.
+        column.resize(padded, if k < 3 { 0.0 } else { f64::INFINITY });
+    }
     for (i, &p) in points.iter().enumerate().skip(base) {
+        let [nx, ny, nz, offset] = &s.columns;
+        let mut far = [f64::NEG_INFINITY; GROW_LANES];
+        let mut at = [0u32; GROW_LANES];
+        for block in 0..padded / GROW_LANES {
+            let lane = |column: &[f64]| -> [f64; GROW_LANES] {
+                let mut out = [0.0; GROW_LANES];
+                out.copy_from_slice(&column[block * GROW_LANES..(block + 1) * GROW_LANES]);
+                out
+            };
+            let (bx, by, bz, bo) = (lane(nx), lane(ny), lane(nz), lane(offset));
+            for k in 0..GROW_LANES {
+                // `Plane::distance`, term for term.
+                let dist = bx[k] * p.x + by[k] * p.y + bz[k] * p.z - bo[k];
+                if dist > far[k] {
+                    far[k] = dist;
+                    at[k] = (block * GROW_LANES + k) as u32;
+                }
+            }
+        }
+        // The largest distance; among lanes that reach it, the lowest plane.
         let mut best = (NONE, tau);
-        for f in 0..s.used {
-            let dist = s.planes[s.faces[f].plane as usize].distance(p);
-            if dist > best.1 {
-                best = (f as u32, dist);
+        for k in 0..GROW_LANES {
+            if far[k] > best.1 || (far[k] == best.1 && best.0 != NONE && at[k] < best.0) {
+                best = (at[k], far[k]);
             }
         }
         if best.0 != NONE {
-            s.faces[best.0 as usize].outside.push(i as u32);
+            let f = s.first_face[best.0 as usize];
+            s.faces[f as usize].outside.push(i as u32);
         }
     }
     for f in (0..s.used).rev() {
