@@ -328,11 +328,17 @@ pub(crate) fn build_hull(
 /// of its vertices, with the tolerance of a slab a few `eps` thick (triangles thinner than
 /// `4 eps` are not judged). A face folded over its neighbour faces into the hull.
 fn faces_outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
+    faces_outward_from(points, raw, eps, 0)
+}
+
+/// [`faces_outward`] for the triangles from `first` on (a grown hull's new faces: the part's
+/// own faces were checked when its hull was built).
+fn faces_outward_from(points: &[DVec3], raw: &RawHull, eps: f64, first: usize) -> bool {
     if raw.vertices.is_empty() {
         return true;
     }
     let centroid = raw.vertices.iter().map(|&i| points[i as usize]).sum::<DVec3>() / raw.vertices.len() as f64;
-    raw.triangles.iter().all(|t| {
+    raw.triangles[first.min(raw.triangles.len())..].iter().all(|t| {
         let [a, b, c] = t.map(|i| points[i as usize]);
         let n = (b - a).cross(c - a);
         let mid = (a + b + c) / 3.0;
@@ -505,8 +511,11 @@ pub(crate) fn grow_hull(
         }
     }
     expand(points, tau, s);
+    // The part's faces that survive come first in the output (faces are written in creation
+    // order), the new faces after them.
+    let kept = s.faces[..triangles.len()].iter().filter(|f| f.alive).count();
     write_out(points, s, out);
-    if !faces_outward(points, out, eps) {
+    if !faces_outward_from(points, out, eps, kept) {
         return Err(Degeneracy::Folded);
     }
     Ok(())
