@@ -491,22 +491,23 @@ pub fn decompose<T: TriangleSource + ?Sized>(
 
     // Step 1: one node per triangle, its hull the triangle itself.
     let mut scratch = Scratch::default();
-    let mut nodes: Vec<Node> = Vec::with_capacity(prep.triangles.len());
-    for (t, tri) in prep.triangles.iter().enumerate() {
+    let node = |scratch: &mut Scratch, (t, tri): (usize, &[u32; 3])| {
         scratch.points.clear();
         scratch.points.extend(tri.iter().map(|&v| prep.positions[v as usize]));
         // Kept triangles are taller than s, so their hull exists; a failure would leave the
         // triangle out rather than panic.
-        let shape = Shape::from_scratch(&mut scratch, eps);
+        let shape = Shape::from_scratch(scratch, eps);
         let alive = shape.is_some();
-        nodes.push(Node {
-            shape: shape.unwrap_or_default(),
-            triangles: vec![t as u32],
-            edges: Vec::new(),
-            error: 0.0,
-            alive,
-        });
-    }
+        Node { shape: shape.unwrap_or_default(), triangles: vec![t as u32], edges: Vec::new(), error: 0.0, alive }
+    };
+    // Each node depends on its triangle alone: the same nodes on any number of threads.
+    #[cfg(feature = "parallel")]
+    let mut nodes: Vec<Node> = {
+        use rayon::prelude::*;
+        prep.triangles.par_iter().enumerate().with_min_len(256).map_init(Scratch::default, node).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let mut nodes: Vec<Node> = prep.triangles.iter().enumerate().map(|job| node(&mut scratch, job)).collect();
     let mut edges = dual_graph(&prep, &nodes);
     for (e, edge) in edges.iter().enumerate() {
         nodes[edge.a as usize].edges.push(e as u32);
