@@ -295,3 +295,16 @@ fn a_thin_washer_keeps_its_hole_open() {
         }
     }
 }
+
+/// The angle block: a hull of its 14.8-thick base plate reached over part of the bore's opening,
+/// with no sample under it, so no sample's ray saw it (3.21% of the diagonal out). Thin relative
+/// to its size, it now gets the thin-plate gap test, and every hull stays within 2%.
+#[test]
+fn the_angle_block_stays_within_two_percent() {
+    use convex_hacd::{TightnessOptions, tightness};
+    let mesh = load_mesh(&testdata_file("meshes/cad/angle-block.stl")).unwrap();
+    let d = decompose(&mesh, &DecomposeOptions::default()).expect("decomposes");
+    let hulls = d.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
+    let t = tightness(&mesh, hulls, &TightnessOptions::default()).expect("scores");
+    assert!(t.farthest <= 0.02, "farthest {:.2}% of the diagonal", 100.0 * t.farthest);
+}
