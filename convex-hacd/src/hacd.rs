@@ -519,14 +519,17 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         let alive = shape.is_some();
         Node { shape: shape.unwrap_or_default(), triangles: vec![t as u32], edges: Vec::new(), error: 0.0, alive }
     };
+    let serial = |scratch: &mut Scratch| prep.triangles.iter().enumerate().map(|job| node(scratch, job)).collect();
     // Each node depends on its triangle alone: the same nodes on any number of threads.
     #[cfg(feature = "parallel")]
-    let mut nodes: Vec<Node> = {
+    let mut nodes: Vec<Node> = if rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
         prep.triangles.par_iter().enumerate().with_min_len(256).map_init(Scratch::default, node).collect()
+    } else {
+        serial(&mut scratch)
     };
     #[cfg(not(feature = "parallel"))]
-    let mut nodes: Vec<Node> = prep.triangles.iter().enumerate().map(|job| node(&mut scratch, job)).collect();
+    let mut nodes: Vec<Node> = serial(&mut scratch);
     let mut edges = dual_graph(&prep, &nodes);
     for (e, edge) in edges.iter().enumerate() {
         nodes[edge.a as usize].edges.push(e as u32);
