@@ -329,7 +329,8 @@ fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evalua
 /// Tuned on the 21 shared meshes (2026-11-23): from 16 points every mesh makes the same collapses
 /// as from 64 (the same source triangles in every hull) and keeps as many vertices within 0.4%
 /// (fandisk 1483 -> 1441, octagonal-pocket 2172 -> 2181); from 6, eight meshes' collapses change.
-/// Instructions on rocker-arm: 2.96 G from 64, 2.44 G from 16; fandisk 1.13 G and 1.05 G.
+/// Instructions with the rest unchanged: rocker-arm 2.65 G from 64, 2.30 G from 16; fandisk 1.11 G
+/// and 0.97 G.
 const GROW_FROM: usize = 16;
 
 /// How thin a solid hull must be, in units of the concavity limit, for [`thin_gap`]. Tuned on the

@@ -63,9 +63,9 @@
 //! - The concavity error is the seed's: the longest ray from a sample inside the merged hull
 //!   along its surface normal. It measures depth, not width, so a hull that bridges a narrow
 //!   sliver of a deep cavity (the inside of a cup's wall) counts the cavity's depth.
-//!   Where no ray can see a gap (a solid hull thinner than half the limit spanning a hole of a
-//!   thin plate), the seed's flat-hull area test is applied along the thin direction as well;
-//!   thicker plates with cut-outs can still be spanned (the angle block: 3.2% of its diagonal).
+//!   Where no ray can see a gap (a solid hull thinner than half the limit, or than 2% of its own
+//!   size, spanning a hole of a thin plate), the seed's flat-hull area test is applied along the
+//!   thin direction as well; a hull thicker than both can still span a cut-out no ray sees.
 //! - Internal faces (two closed parts glued on a duplicated face) face into the neighbouring
 //!   part and block merges across it; double-sided surfaces block merges whose hull bulges over
 //!   the back side by more than the limit.
