@@ -113,6 +113,9 @@ pub(crate) struct Shape {
     /// rays leave through faces the two share ([`changed_region`]). `None` for flat hulls and
     /// hulls whose scan stopped early.
     pub scan: Option<f64>,
+    /// Whether the hull was grown from a part's hull ([`grow_hull`]) rather than built afresh:
+    /// it may keep vertices within the planes' thickness of a face, which the final hulls drop.
+    pub grown: bool,
 }
 
 /// Per-thread buffers of the cost evaluation.
@@ -190,6 +193,7 @@ impl Shape {
         shape.flat = raw.flat;
         shape.area = raw.flat_area;
         shape.scan = None;
+        shape.grown = false;
         shape
     }
 }
@@ -317,7 +321,7 @@ fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evalua
     // Errors below the quantization distance are rounding (a sample on the hull's surface exits
     // after 1e-13); as exact zeros they tie, and ties go by edge index.
     let cost = if cost <= eps { 0.0 } else { cost };
-    let merged = (keep_all || cost <= limit).then(|| Shape { scan, ..Shape::from_raw(scratch) });
+    let merged = (keep_all || cost <= limit).then(|| Shape { scan, grown, ..Shape::from_raw(scratch) });
     let bound = if cost <= eps { 0.0 } else { bound };
     Evaluation { cost, bound, merged }
 }
@@ -325,10 +329,11 @@ fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evalua
 /// The fewest points of a solid part that the merged hull grows from instead of being built
 /// afresh. A grown hull keeps the part's vertices that lie within the planes' thickness of a
 /// new face, which a fresh build drops, and its faces differ from a fresh build's by rounding;
-/// the final hulls are built afresh from their own vertices, which drops the kept ones again.
+/// a final hull that was grown is built afresh from its own vertices, which drops them again.
 /// Tuned on the 21 shared meshes (2026-11-23): from 16 points every mesh makes the same collapses
-/// as from 64 (the same source triangles in every hull) and keeps as many vertices within 0.4%
-/// (fandisk 1483 -> 1441, octagonal-pocket 2172 -> 2181); from 6, eight meshes' collapses change.
+/// as from 64 (the same source triangles in every hull), with at most 0.4% more vertices and
+/// often fewer (fandisk 1483 -> 1441, octagonal-pocket 2172 -> 2181); from 6, eight meshes'
+/// collapses change.
 /// Instructions with the rest unchanged: rocker-arm 2.65 G from 64, 2.30 G from 16; fandisk 1.11 G
 /// and 0.97 G.
 const GROW_FROM: usize = 16;
@@ -653,7 +658,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     for node in nodes.iter_mut().filter(|n| n.alive) {
         let mut source: Vec<u32> = node.triangles.iter().map(|&t| prep.source[t as usize]).collect();
         source.sort_unstable();
-        if !node.shape.flat && node.shape.points.len() >= GROW_FROM {
+        if node.shape.grown {
             // A grown hull keeps the part's vertices that lie within the planes' thickness of a
             // new face; a fresh build of its own vertices drops them (the hull moves by less than
             // that thickness, far below s).

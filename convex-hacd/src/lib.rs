@@ -56,7 +56,8 @@
 //!   non-finite, coincident or collinear points; only unusable indices and options make
 //!   [`decompose`] fail ([`DecomposeError`]).
 //! - **Deterministic**: the same input gives the same hulls bit for bit, for any number of rayon
-//!   threads (the `parallel` feature, on by default, evaluates the initial edge costs in parallel).
+//!   threads (the `parallel` feature, on by default, builds the one-triangle nodes and evaluates
+//!   the initial edge costs in parallel).
 //!
 //! # Known limits
 //!

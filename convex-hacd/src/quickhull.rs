@@ -422,8 +422,11 @@ const GROW_LANES: usize = 4;
 
 /// Grows the solid hull of `points[..base]` (its triangles over those indices, each with the
 /// index of its plane in `planes`) by the points after `base`, with the thickness a fresh build
-/// of all `points` would use. `Err` when the grown hull is flat or folds (the caller builds it
-/// afresh then).
+/// of all `points` would use. `Err` when the grown hull folds (the caller builds it afresh then).
+///
+/// The planes must be numbered in the order of their first triangle (as [`write_out`] numbers
+/// them, and as every solid hull it wrote keeps them): each added point goes to the first face of
+/// the first plane it is farthest outside of, which is then the first such face.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn grow_hull(
     points: &[DVec3],
