@@ -241,6 +241,29 @@ struct Evaluation {
     merged: Option<Shape>,
 }
 
+/// One speculative evaluation kept for later: the edge, its two nodes and their versions when it
+/// was evaluated.
+#[derive(Default)]
+struct Speculation {
+    kept: Option<(u32, [u32; 2], [u32; 2], Evaluation)>,
+}
+
+impl Speculation {
+    /// The kept result for `edge` if its nodes are still `nodes` at `versions`.
+    fn take(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<Evaluation> {
+        match &self.kept {
+            Some((e, n, v, _)) if *e == edge && *n == nodes && *v == versions => self.kept.take().map(|k| k.3),
+            _ => None,
+        }
+    }
+
+    /// Keeps `evaluation`, returning the merged hull of the one it replaces (for reuse).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    fn keep(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2], evaluation: Evaluation) -> Option<Shape> {
+        self.kept.replace((edge, nodes, versions, evaluation)).and_then(|k| k.3.merged)
+    }
+}
+
 /// The merged hull of two nodes and its concavity error. The hull is built in `scratch` and
 /// copied out only when `keep_all` or the cost is within `limit`: most evaluations reject.
 fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evaluation {
@@ -567,92 +590,165 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     // where it is most common: a patch growing over a smooth or flat surface, where every edge
     // around it costs 0 and each collapse would otherwise re-evaluate all of them.
     //
-    // One edge is evaluated at a time, so the order of collapses depends only on the mesh and the
-    // options, never on the thread count (rayon evaluates the initial costs of all edges).
+    // The collapses happen one at a time in heap order, so their order depends only on the mesh
+    // and the options, never on the thread count (rayon evaluates the initial costs of all edges).
+    //
+    // On more than one thread, an evaluation runs beside a speculative one: the next dirty edge in
+    // the heap that shares no node with it. Its result is kept with the versions of its two
+    // nodes (bumped by every collapse that changes a node) and used when that edge comes up for
+    // evaluation with both nodes unchanged. An evaluation depends only on its two nodes, so a
+    // kept result is the one the evaluation would compute: the same collapses, bit for bit. On
+    // rocker-arm 87% of the speculative evaluations are used (fandisk 44%, teapot-newell 47%).
     let mut alive_nodes = nodes.iter().filter(|n| n.alive).count();
     let mut mark = vec![u32::MAX; nodes.len()];
-    while let Some(Reverse((bits, _, e, version))) = heap.pop() {
-        let edge = &edges[e as usize];
-        if !edge.alive || edge.version != version {
-            continue;
-        }
-        let cost = f64::from_bits(bits);
-        let over_cap = options.max_hulls.is_some_and(|m| alive_nodes > m);
-        if !cost.is_finite() || (cost > limit && !over_cap) {
-            // Infinite costs sort last, and dirty costs are lower bounds: every remaining edge
-            // is over the limit too.
-            break;
-        }
-        if edge.dirty {
-            // Evaluate it, then look again.
-            let ev = evaluate(&nodes[edge.a as usize], &nodes[edge.b as usize], &cx, &mut scratch);
-            let ed = &mut edges[e as usize];
-            ed.cost = ev.cost;
-            ed.bound = ev.bound;
-            ed.merged = ev.merged;
-            ed.dirty = false;
-            ed.version += 1;
-            heap.push(Reverse((ev.cost.to_bits(), CLEAN, e, ed.version)));
-            continue;
-        }
-        let (a, b) = (edge.a as usize, edge.b as usize);
-        let Some(merged) = edges[e as usize].merged.take() else { break };
-        edges[e as usize].alive = false;
-        if let Some(rec) = recorder.as_mut() {
-            rec.push(&nodes[a].shape, &nodes[b].shape, &merged, cost, &prep);
-        }
-        let b_triangles = std::mem::take(&mut nodes[b].triangles);
-        let b_edges = std::mem::take(&mut nodes[b].edges);
-        let b_error = nodes[b].error;
-        nodes[b].alive = false;
-        scratch.recycle(std::mem::take(&mut nodes[b].shape));
-        scratch.recycle(std::mem::replace(&mut nodes[a].shape, merged));
-        let node = &mut nodes[a];
-        node.triangles.extend_from_slice(&b_triangles);
-        node.error = node.error.max(cost).max(b_error);
-        alive_nodes -= 1;
-
-        // Re-link b's edges to a, dropping the one collapsed and duplicates of a's own.
-        nodes[a].edges.retain(|&x| edges[x as usize].alive);
-        for &x in &nodes[a].edges {
-            let ed = &edges[x as usize];
-            mark[(ed.a + ed.b) as usize - a] = e;
-        }
-        for x in b_edges {
-            let ed = &mut edges[x as usize];
-            if !ed.alive {
+    #[cfg(feature = "parallel")]
+    let speculate = rayon::current_num_threads() > 1;
+    #[cfg(not(feature = "parallel"))]
+    let speculate = false;
+    let mut node_version = vec![0u32; nodes.len()];
+    let mut ahead = Speculation::default();
+    #[cfg(feature = "parallel")]
+    let mut ahead_scratch = Scratch::default();
+    let mut popped = Vec::new();
+    let mut collapse = || {
+        while let Some(Reverse((bits, _, e, version))) = heap.pop() {
+            let edge = &edges[e as usize];
+            if !edge.alive || edge.version != version {
                 continue;
             }
-            let other = if ed.a as usize == b { ed.b } else { ed.a } as usize;
-            if other == a || mark[other] == e {
-                ed.alive = false;
+            let cost = f64::from_bits(bits);
+            let over_cap = options.max_hulls.is_some_and(|m| alive_nodes > m);
+            if !cost.is_finite() || (cost > limit && !over_cap) {
+                // Infinite costs sort last, and dirty costs are lower bounds: every remaining edge
+                // is over the limit too.
+                break;
+            }
+            if edge.dirty {
+                // Evaluate it (or take the speculative result), then look again.
+                let (ea, eb) = (edge.a, edge.b);
+                let versions = [node_version[ea as usize], node_version[eb as usize]];
+                let ev = match ahead.take(e, [ea, eb], versions) {
+                    Some(ev) => ev,
+                    None if speculate => {
+                        // The next dirty edge that shares no node with this one (among the next few
+                        // heap entries, which go back unchanged: the heap's order is total).
+                        let mut next = None;
+                        while popped.len() < 8 {
+                            let Some(entry) = heap.pop() else { break };
+                            let Reverse((_, _, x, xv)) = entry;
+                            popped.push(entry);
+                            let ex = &edges[x as usize];
+                            if ex.alive
+                                && ex.version == xv
+                                && ex.dirty
+                                && ![ea, eb].contains(&ex.a)
+                                && ![ea, eb].contains(&ex.b)
+                            {
+                                next = Some((x, [ex.a, ex.b]));
+                                break;
+                            }
+                        }
+                        heap.extend(popped.drain(..));
+                        let (na, nb) = (&nodes[ea as usize], &nodes[eb as usize]);
+                        match next {
+                            #[cfg(feature = "parallel")]
+                            Some((x, [xa, xb])) => {
+                                let (nxa, nxb) = (&nodes[xa as usize], &nodes[xb as usize]);
+                                let (ev, evx) = rayon::join(
+                                    || evaluate(na, nb, &cx, &mut scratch),
+                                    || evaluate(nxa, nxb, &cx, &mut ahead_scratch),
+                                );
+                                let xversions = [node_version[xa as usize], node_version[xb as usize]];
+                                if let Some(old) = ahead.keep(x, [xa, xb], xversions, evx) {
+                                    scratch.recycle(old);
+                                }
+                                ev
+                            }
+                            _ => evaluate(na, nb, &cx, &mut scratch),
+                        }
+                    }
+                    None => evaluate(&nodes[ea as usize], &nodes[eb as usize], &cx, &mut scratch),
+                };
+                let ed = &mut edges[e as usize];
+                ed.cost = ev.cost;
+                ed.bound = ev.bound;
+                ed.merged = ev.merged;
+                ed.dirty = false;
+                ed.version += 1;
+                heap.push(Reverse((ev.cost.to_bits(), CLEAN, e, ed.version)));
+                continue;
+            }
+            let (a, b) = (edge.a as usize, edge.b as usize);
+            let Some(merged) = edges[e as usize].merged.take() else { break };
+            edges[e as usize].alive = false;
+            if let Some(rec) = recorder.as_mut() {
+                rec.push(&nodes[a].shape, &nodes[b].shape, &merged, cost, &prep);
+            }
+            node_version[a] += 1;
+            node_version[b] += 1;
+            let b_triangles = std::mem::take(&mut nodes[b].triangles);
+            let b_edges = std::mem::take(&mut nodes[b].edges);
+            let b_error = nodes[b].error;
+            nodes[b].alive = false;
+            scratch.recycle(std::mem::take(&mut nodes[b].shape));
+            scratch.recycle(std::mem::replace(&mut nodes[a].shape, merged));
+            let node = &mut nodes[a];
+            node.triangles.extend_from_slice(&b_triangles);
+            node.error = node.error.max(cost).max(b_error);
+            alive_nodes -= 1;
+
+            // Re-link b's edges to a, dropping the one collapsed and duplicates of a's own.
+            nodes[a].edges.retain(|&x| edges[x as usize].alive);
+            for &x in &nodes[a].edges {
+                let ed = &edges[x as usize];
+                mark[(ed.a + ed.b) as usize - a] = e;
+            }
+            for x in b_edges {
+                let ed = &mut edges[x as usize];
+                if !ed.alive {
+                    continue;
+                }
+                let other = if ed.a as usize == b { ed.b } else { ed.a } as usize;
+                if other == a || mark[other] == e {
+                    ed.alive = false;
+                    if let Some(shape) = ed.merged.take() {
+                        scratch.recycle(shape);
+                    }
+                    continue;
+                }
+                mark[other] = e;
+                (ed.a, ed.b) = (a.min(other) as u32, a.max(other) as u32);
+                nodes[a].edges.push(x);
+            }
+            nodes[a].edges.sort_unstable();
+            for &x in &nodes[a].edges {
+                let ed = &mut edges[x as usize];
+                // An edge that is still dirty keeps its bound (a flat or missing hull's is 0, set
+                // below when it became dirty). Every live edge has one current heap entry: an edge
+                // that was dirty already keeps it, which keeps stale entries out of the heap.
+                if ed.dirty {
+                    continue;
+                }
+                ed.cost = ed.bound;
+                ed.dirty = true;
                 if let Some(shape) = ed.merged.take() {
                     scratch.recycle(shape);
                 }
-                continue;
+                ed.version += 1;
+                heap.push(Reverse((ed.cost.to_bits(), DIRTY, x, ed.version)));
             }
-            mark[other] = e;
-            (ed.a, ed.b) = (a.min(other) as u32, a.max(other) as u32);
-            nodes[a].edges.push(x);
         }
-        nodes[a].edges.sort_unstable();
-        for &x in &nodes[a].edges {
-            let ed = &mut edges[x as usize];
-            // An edge that is still dirty keeps its bound (a flat or missing hull's is 0, set
-            // below when it became dirty). Every live edge has one current heap entry: an edge
-            // that was dirty already keeps it, which keeps stale entries out of the heap.
-            if ed.dirty {
-                continue;
-            }
-            ed.cost = ed.bound;
-            ed.dirty = true;
-            if let Some(shape) = ed.merged.take() {
-                scratch.recycle(shape);
-            }
-            ed.version += 1;
-            heap.push(Reverse((ed.cost.to_bits(), DIRTY, x, ed.version)));
-        }
+    };
+    // Inside the pool, the evaluations' `join`s stay on its workers (from outside, each one
+    // would wait for a worker to wake up).
+    #[cfg(feature = "parallel")]
+    if speculate {
+        rayon::scope(|_| collapse());
+    } else {
+        collapse();
     }
+    #[cfg(not(feature = "parallel"))]
+    collapse();
 
     let mut hulls = Vec::with_capacity(alive_nodes);
     for node in nodes.iter_mut().filter(|n| n.alive) {
