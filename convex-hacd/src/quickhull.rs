@@ -143,6 +143,27 @@ pub(crate) struct HullScratch {
     pub(crate) fold_rebuilds: usize,
 }
 
+impl Face {
+    /// Makes this slot a live face over `v` in thick plane `plane`, with no neighbours yet.
+    #[inline]
+    fn reset(&mut self, v: [u32; 3], plane: u32) {
+        self.v = v;
+        self.adj = [NONE; 3];
+        self.plane = plane;
+        self.alive = true;
+        self.outside.clear();
+    }
+}
+
+/// Appends `plane` with its per-iteration visibility slots; returns its index.
+#[inline]
+fn push_plane(planes: &mut Vec<Plane>, stamps: &mut Vec<u32>, visible: &mut Vec<bool>, plane: Plane) -> u32 {
+    planes.push(plane);
+    stamps.push(0);
+    visible.push(false);
+    (planes.len() - 1) as u32
+}
+
 impl HullScratch {
     /// Empties the face, plane and pending lists for a hull over `points` points (buffers keep
     /// their capacity), and sizes the per-point tables.
@@ -167,22 +188,14 @@ impl HullScratch {
             self.face_stamp.push(0);
             self.face_visible.push(false);
         }
-        let f = &mut self.faces[id];
-        f.v = v;
-        f.adj = [NONE; 3];
-        f.plane = plane;
-        f.alive = true;
-        f.outside.clear();
+        self.faces[id].reset(v, plane);
         self.used += 1;
         id as u32
     }
 
     #[inline]
     fn new_plane(&mut self, plane: Plane) -> u32 {
-        self.planes.push(plane);
-        self.plane_stamp.push(0);
-        self.plane_visible.push(false);
-        (self.planes.len() - 1) as u32
+        push_plane(&mut self.planes, &mut self.plane_stamp, &mut self.plane_visible, plane)
     }
 
     fn next_stamp(&mut self) -> u32 {
@@ -792,21 +805,12 @@ fn expand(points: &[DVec3], eps: f64, s: &mut HullScratch) {
                 {
                     prev_plane
                 }
-                Some(own) => {
-                    planes.push(own);
-                    plane_stamp.push(0);
-                    plane_visible.push(false);
-                    (planes.len() - 1) as u32
-                }
+                Some(own) => push_plane(planes, plane_stamp, plane_visible, own),
             };
             prev_plane = plane;
             let id = *used;
-            let face = &mut faces[id];
-            face.v = [from, to, eye];
-            face.adj = [nb, NONE, NONE];
-            face.plane = plane;
-            face.alive = true;
-            face.outside.clear();
+            faces[id].reset([from, to, eye], plane);
+            faces[id].adj[0] = nb;
             *used += 1;
             let nf = id as u32;
             let nbf = &mut faces[nb as usize];

@@ -32,11 +32,11 @@ fn agree(store: &(impl VoxelSource + Sync), world: VoxelBox, n: usize, seed: u64
         if occ.is_solid(origin.floor().as_ivec3()) {
             continue;
         }
-        cast += 1;
         let dir = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
         if dir.length() < 0.1 {
             continue;
         }
+        cast += 1;
         let ray = Ray::new(origin, dir.normalize());
         let max_t = rng.range(1.0, 120.0);
         let ours = occ.cast(&ray, max_t);

@@ -57,17 +57,23 @@ pub(crate) enum Row<'a> {
 }
 
 impl Row<'_> {
+    /// Voxel `x` of the row.
+    #[inline]
+    pub(crate) fn at(&self, x: usize) -> Voxel {
+        match *self {
+            Row::Uniform(v) => v,
+            Row::OneMaterial(m, d) => Voxel::new(d[x], m),
+            Row::Voxels(src) => src[x],
+        }
+    }
+
     /// Writes voxels `x0..x0 + out.len()` of the row into `out`.
     #[inline]
     pub(crate) fn copy_to(&self, x0: usize, out: &mut [Voxel]) {
         // One voxel (a region whose edge cuts the chunk's first or last column, as a halo
         // does): no run loop at all.
         if let [o] = out {
-            *o = match *self {
-                Row::Uniform(v) => v,
-                Row::OneMaterial(m, d) => Voxel::new(d[x0], m),
-                Row::Voxels(src) => src[x0],
-            };
+            *o = self.at(x0);
             return;
         }
         match *self {
@@ -247,11 +253,7 @@ impl Chunk {
     /// The voxel at chunk-local index `i` (`x + EDGE * (z + EDGE * y)`).
     #[inline]
     pub(crate) fn get(&self, i: usize) -> Voxel {
-        match self.row(i / EDGE) {
-            Row::Uniform(v) => v,
-            Row::OneMaterial(m, d) => Voxel::new(d[i % EDGE], m),
-            Row::Voxels(row) => row[i % EDGE],
-        }
+        self.row(i / EDGE).at(i % EDGE)
     }
 
     /// Copies voxels `x0..x0 + out.len()` of row `r` into `out`.

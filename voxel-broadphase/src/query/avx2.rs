@@ -28,6 +28,7 @@ use voxel_core::Aabb;
 
 use super::{FAST, MARGIN, TABLES, is_full, reach_shift};
 use crate::broadphase::{Broadphase, ChunkHit, Slot};
+use crate::index;
 
 /// The mask (or slice selection) `slot` as two 256-bit lanes.
 #[target_feature(enable = "avx2")]
@@ -140,9 +141,8 @@ pub(super) fn query_small(bp: &Broadphase, aabb: &Aabb, out: &mut Vec<ChunkHit>)
             #[allow(unsafe_code)]
             let code = unsafe { *grid.get_unchecked(start + $ix + sx * $iz + sxz * $iy) };
             let xz = _mm256_and_si256(bx[$ix], bz[$iz]);
-            // The solid mask's byte offset: the slot (`code >> 1`, `index::solid_slot`) times
-            // the 64 bytes of a slot, in one AND and one shift; the water mask is the next slot.
-            let offset = ((code & !1) as usize) << 5;
+            // The solid mask's byte offset; the water mask is the next slot.
+            let offset = index::solid_offset(code);
             debug_assert!(offset / 64 + usize::from(code & 1 != 0) < masks.len());
             // SAFETY: every code in the grid names allocated slots (`index::Code`;
             // `Broadphase::set_chunk` allocates before it stores a code), the solid one at
