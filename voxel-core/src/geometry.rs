@@ -185,22 +185,20 @@ pub struct Ray {
     pub dir: Vec3,
     /// `1 / dir` per component (infinite where `dir` is zero), precomputed for slab tests.
     pub inv_dir: Vec3,
-    valid: bool,
 }
 
 impl Ray {
     /// A ray from `origin` along `dir`. Degenerate input gives a ray that hits nothing.
     #[inline]
     pub fn new(origin: Vec3, dir: Vec3) -> Self {
-        let valid = Self::check(origin, dir).is_ok();
-        Self { origin, dir, inv_dir: dir.recip(), valid }
+        Self { origin, dir, inv_dir: dir.recip() }
     }
 
     /// A ray from `origin` along `dir`, or the reason it would be degenerate.
     #[inline]
     pub fn try_new(origin: Vec3, dir: Vec3) -> Result<Self, Error> {
         Self::check(origin, dir)?;
-        Ok(Self { origin, dir, inv_dir: dir.recip(), valid: true })
+        Ok(Self { origin, dir, inv_dir: dir.recip() })
     }
 
     fn check(origin: Vec3, dir: Vec3) -> Result<(), Error> {
@@ -215,9 +213,11 @@ impl Ray {
     }
 
     /// False for a degenerate ray (non-finite origin, or NaN, infinite or zero direction).
+    /// Checked on the fields as they are now: they are public, and a ray changed after it was
+    /// built is judged by its new values.
     #[inline]
     pub fn is_valid(&self) -> bool {
-        self.valid
+        Self::check(self.origin, self.dir).is_ok()
     }
 
     /// The point at parameter `t`.
@@ -284,6 +284,20 @@ mod tests {
         }
         assert_eq!(Ray::try_new(Vec3::ZERO, Vec3::ZERO), Err(Error::ZeroDirection));
         assert_eq!(Ray::try_new(Vec3::ZERO, Vec3::splat(1e-45)), Err(Error::ZeroDirection));
+    }
+
+    #[test]
+    fn a_ray_changed_after_it_was_built_is_judged_by_its_new_fields() {
+        let mut r = Ray::new(Vec3::splat(0.5), Vec3::X);
+        r.origin.x = f32::NAN;
+        assert!(!r.is_valid());
+        assert!(unit().intersect_ray(&r, 0.0, f32::INFINITY).is_none());
+        let mut r = Ray::new(Vec3::splat(0.5), Vec3::X);
+        r.dir = Vec3::ZERO;
+        assert!(!r.is_valid());
+        let mut r = Ray::new(Vec3::splat(0.5), Vec3::ZERO);
+        r.dir = Vec3::Y;
+        assert!(r.is_valid());
     }
 
     #[test]

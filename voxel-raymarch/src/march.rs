@@ -347,7 +347,7 @@ impl Occupancy {
     /// [`Occupancy::cast`] for whatever target features the caller is compiled with.
     #[inline(always)]
     pub(crate) fn cast_any(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
-        if !ray.is_valid() || !(max_t >= 0.0) {
+        if !(max_t >= 0.0) {
             return None;
         }
         // Every crossing time is finite or +inf; comparing against a finite bound stops the walk
@@ -361,6 +361,14 @@ impl Occupancy {
         // fields are public, and a ray built field by field may carry a stale one.
         let inv = Vec3A::ONE / dir;
         let moving = inv.is_finite_mask();
+        // `Ray::is_valid`, checked on the lanes at hand in three places so that the common path
+        // pays for one compare (the check itself costs 10 instructions a ray): a finite
+        // direction here; a finite origin by the bounds test below (NaN and infinities fail it)
+        // or in `enter_from_outside`; a direction with a finite inverse on some axis at the
+        // same-voxel exit (a ray with no moving axis always takes it) or in `enter_from_outside`.
+        if !dir.is_finite_mask().all() {
+            return None;
+        }
         let up = dir.cmpgt(Vec3A::ZERO) & moving;
         let down = dir.cmplt(Vec3A::ZERO) & moving;
         let step_lanes = Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO) - Vec3A::select(down, Vec3A::ONE, Vec3A::ZERO);
@@ -392,7 +400,7 @@ impl Occupancy {
             // Early exit of the seed: the ray ends in the voxel it starts in (a particle at
             // rest). Only the one voxel is read, no chunk is entered.
             if walk.t_next.min_element() > max_t {
-                return self.is_solid(IVec3::from_array(walk.cell)).then(|| hit(&walk, ray));
+                return (moving.any() && self.is_solid(IVec3::from_array(walk.cell))).then(|| hit(&walk, ray));
             }
         } else if !self.enter_from_outside(&mut walk, in_bounds, moving, max_t) {
             return None;
@@ -405,6 +413,10 @@ impl Occupancy {
     #[inline(never)]
     fn enter_from_outside(&self, walk: &mut Walk, in_bounds: BVec3A, moving: BVec3A, max_t: f32) -> bool {
         let bounds = self.solid_bounds;
+        // An invalid ray (see `cast_any`): a non-finite origin, or no moving axis.
+        if !walk.origin.is_finite() || !moving.any() {
+            return false;
+        }
         // Outside the bounds' slab on an axis the ray is parallel to (a horizontal ray above
         // the terrain): it never enters.
         if bounds.is_empty() || (!in_bounds & !moving).any() {

@@ -86,7 +86,9 @@ impl Occupancy {
         if world.is_empty() {
             return Err(RaymarchError::EmptyWorld);
         }
-        let in_range = |v: IVec3| v.abs().cmple(IVec3::splat(MAX_COORDINATE)).all();
+        // Not `abs`: it wraps at `i32::MIN`, which would pass.
+        let in_range =
+            |v: IVec3| v.cmpge(IVec3::splat(-MAX_COORDINATE)).all() && v.cmple(IVec3::splat(MAX_COORDINATE)).all();
         if !in_range(world.min) || !in_range(world.max) {
             return Err(RaymarchError::CoordinateOutOfRange);
         }

@@ -132,8 +132,22 @@ fn bad_rays_hit_nothing_and_never_hang() {
         (o, Vec3::NEG_Y, nan),
         (o, Vec3::NEG_Y, -1.0),
         (o, Vec3::NEG_Y, -inf),
+        // No moving axis from inside a solid voxel (the same-voxel exit would report it).
+        (Vec3::splat(10.5), Vec3::ZERO, 100.0),
+        (Vec3::splat(10.5), Vec3::splat(1e-45), inf),
+        // Non-finite origins with a moving axis (entering from outside would start from them).
+        (Vec3::new(nan, 20.5, 10.5), Vec3::new(1.0, -1.0, 0.5), inf),
+        (Vec3::new(-inf, 20.5, 10.5), Vec3::new(1.0, -1.0, 0.5), inf),
+        (Vec3::new(10.5, nan, 10.5), Vec3::new(1.0, -1.0, 0.5), inf),
     ] {
         assert!(occ.cast(&Ray::new(origin, dir), max_t).is_none(), "{origin} {dir} {max_t}");
+        // The same values set on a valid ray's public fields after it was built.
+        let mut changed = Ray::new(o, Vec3::NEG_Y);
+        (changed.origin, changed.dir) = (origin, dir);
+        assert!(occ.cast(&changed, max_t).is_none(), "changed: {origin} {dir} {max_t}");
+        let mut out = Vec::new();
+        occ.march(&[voxel_raymarch::Cast { ray: changed, max_t }], &mut out);
+        assert_eq!(out, [None], "march: {origin} {dir} {max_t}");
     }
     // Huge coordinates and tiny or huge directions: a valid answer, quickly.
     let far = Vec3::new(1e30, 1e30, -1e30);
@@ -160,6 +174,11 @@ fn bad_world_boxes_are_errors() {
     assert_eq!(Occupancy::build(&grid, VoxelBox::EMPTY).unwrap_err(), RaymarchError::EmptyWorld);
     let far = VoxelBox::new(IVec3::ZERO, IVec3::new(1 << 24, 1, 1));
     assert_eq!(Occupancy::build(&grid, far).unwrap_err(), RaymarchError::CoordinateOutOfRange);
+    // `i32::MIN` (whose absolute value wraps) and `i32::MAX` corners.
+    for (min, max) in [(IVec3::new(i32::MIN, 0, 0), IVec3::ONE), (IVec3::ZERO, IVec3::new(1, i32::MAX, 1))] {
+        let result = Occupancy::build(&grid, VoxelBox::new(min, max));
+        assert_eq!(result.unwrap_err(), RaymarchError::CoordinateOutOfRange, "{min} {max}");
+    }
     let huge = VoxelBox::new(IVec3::splat(-(1 << 23)), IVec3::splat(1 << 23));
     assert!(matches!(Occupancy::build(&grid, huge), Err(RaymarchError::WorldTooLarge { .. })));
 }
