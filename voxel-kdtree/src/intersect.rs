@@ -126,9 +126,14 @@ pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max
     if det == 0.0 {
         return None;
     }
-    let t = (u * a.z + v * b.z + w * c.z) / det;
-    // Written so that a NaN `t` (overflow on huge coordinates) is a miss.
-    if t >= 0.0 && t <= t_max { Some(t) } else { None }
+    let mut t = (u * a.z + v * b.z + w * c.z) / det;
+    if !t.is_finite() {
+        // A product overflowed (a direction of 1e-31 puts the hit at 1e35): again in `f64`.
+        let f = f64::from;
+        t = ((f(u) * f(a.z) + f(v) * f(b.z) + f(w) * f(c.z)) / f(det)) as f32;
+    }
+    // Written so that a NaN `t` is a miss; an infinite one (a hit beyond `f32::MAX`) is too.
+    if t >= 0.0 && t <= t_max && t < f32::INFINITY { Some(t) } else { None }
 }
 
 /// The watertight ray-triangle test: the hit parameter `t` in `[0, t_max]`, either side of the
@@ -231,16 +236,54 @@ pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) 
             return false;
         }
     }
-    // The triangle's plane against the box.
+    // The triangle's plane against the box, with the rounding of `n` allowed for: on a nearly
+    // collinear triangle `n` is rounding noise (a triangle the tree keeps, with corners 2p1 - p0
+    // = p2 in `f32`, has `n` = (0, 3e-5, 0)), and its plane would separate boxes the triangle
+    // passes through. A few ulps of `|e0| |e1| |v0|`: far below `r` for any other triangle.
     let n = edges[0].cross(edges[1]);
     let d = n.dot(v0);
     let r = h.dot(n.abs());
-    d.abs() <= r
+    let rounding = 8.0
+        * f32::EPSILON
+        * edges[0].abs().max_element()
+        * edges[1].abs().max_element()
+        * (v0.abs().max_element() + h.max_element());
+    d.abs() <= r + rounding
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nearly_collinear_triangle_overlaps_the_boxes_it_passes_through() {
+        // p2 = 2 p1 - p0 in `f32`: the cross product of the edges rounds to (0, 3e-5, 0), and its
+        // plane separated a box around a point on the triangle.
+        let tri = [
+            Vec3::new(5.4439235, 4.9286423, 6.0293627),
+            Vec3::new(-2.2168493, -8.251932, -9.579487),
+            Vec3::new(-9.877623, -21.432507, -25.188335),
+        ];
+        let on = tri[0] + 0.155 * (tri[2] - tri[0]);
+        assert!(triangle_overlaps_aabb(tri, &Aabb::new(on - Vec3::splat(0.01), on + Vec3::splat(0.01))));
+    }
+
+    #[test]
+    fn a_tiny_direction_gives_a_finite_t() {
+        // The hit is at t = 9.9e34: the products of the `t` formula overflowed to an infinite t.
+        let tri = [
+            Vec3::new(100000.0, 0.0, 0.0),
+            Vec3::new(95105.66, 26286.555, -16245.985),
+            Vec3::new(95105.66, 26286.555, 16245.985),
+        ];
+        let ray = Ray::new(
+            Vec3::new(151739.34, 118146.22, -97336.375),
+            Vec3::new(-5.6827427e-31, -9.568696e-31, 9.50189e-31),
+        );
+        let t = ray_triangle(&ray, tri, f32::INFINITY).expect("a hit");
+        assert!(t.is_finite() && t > 9e34 && t < 1.1e35, "{t}");
+        assert_eq!(ray_triangle(&ray, tri, f32::MAX), Some(t));
+    }
 
     #[test]
     fn watertight_at_a_shared_edge() {

@@ -38,6 +38,11 @@ fn soup(seed: u64, n: usize, offset: Vec3, extent: f32) -> IndexedMesh {
 }
 
 fn check<S: TriangleSource>(mesh: &S, seed: u64) {
+    check_from(mesh, seed, 0.3);
+}
+
+/// [`check`] with ray origins and boxes up to `reach` mesh sizes around the mesh.
+fn check_from<S: TriangleSource>(mesh: &S, seed: u64, reach: f32) {
     let full = KdTree::build(mesh).unwrap();
     let compact = CompactTree::build(mesh).unwrap();
     assert_eq!(compact.len(), full.len());
@@ -46,7 +51,7 @@ fn check<S: TriangleSource>(mesh: &S, seed: u64) {
     if !b.is_valid() {
         return;
     }
-    let around = b.grow(b.size().max_element() * 0.3 + 0.5);
+    let around = b.grow(b.size().max_element() * reach + 0.5);
     let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
     let (mut all_full, mut all_compact) = (Vec::new(), Vec::new());
     let tol = compact.tolerance();
@@ -107,6 +112,14 @@ proptest! {
     fn compact_is_conservative_far_away(seed in any::<u64>(), n in 1usize..300) {
         check(&soup(seed, n, Vec3::new(70000.0, -3000.0, 25000.0), 32.0), seed);
     }
+
+    /// Rays from up to 1e4 mesh sizes away, where the `f32` rounding of the ray's own arithmetic
+    /// outgrows the grid's tolerance (before the test allowed for it, 3% of the rays aimed at the
+    /// vertices of a 10-unit triangle from 1e4 away were missed).
+    #[test]
+    fn compact_is_conservative_for_far_rays(seed in any::<u64>(), n in 1usize..40, reach in prop::sample::select(vec![100.0f32, 1000.0, 10000.0])) {
+        check_from(&soup(seed, n, Vec3::new(-3.0, 2.0, 5.0), 10.0), seed, reach);
+    }
 }
 
 #[test]
@@ -129,4 +142,16 @@ fn compact_on_surface_nets_chunks() {
 fn too_large_is_an_error() {
     let mesh = soup(1, 20000, Vec3::ZERO, 100.0);
     assert!(matches!(CompactTree::build(&mesh), Err(KdTreeError::TooLargeForCompact { .. })));
+    // An extent beyond `f32::MAX` (its grid step would be infinite, every stored vertex NaN).
+    let positions = vec![
+        Vec3::ZERO,
+        Vec3::X,
+        Vec3::Z,
+        Vec3::splat(3e38),
+        Vec3::new(-3e38, 3e38, -3e38),
+        Vec3::new(3e38, -3e38, 0.0),
+    ];
+    let huge = IndexedMesh::new(positions, vec![[0, 2, 1], [3, 4, 5]]).unwrap();
+    assert!(matches!(CompactTree::build(&huge), Err(KdTreeError::ExtentTooLarge { .. })));
+    assert!(KdTree::build(&huge).is_ok());
 }
