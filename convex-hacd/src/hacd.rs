@@ -34,7 +34,8 @@ pub struct DecomposeOptions {
     /// meshes (measured in the README).
     pub concavity: f32,
     /// Spacing of the uniform surface samples. Default 10: about one sample per 100 square units of
-    /// surface, so a closed cube of side 1000 gets 60 000.
+    /// surface, so a closed cube of side 1000 gets 60 000. A spacing that would take more than
+    /// [`MAX_SAMPLES`] samples for the mesh is an error.
     pub sample_spacing: f32,
     /// Keep collapsing past the concavity limit, cheapest first, until at most this many hulls are
     /// left (only across shared edges: parts of the mesh that share no edge are never joined).
@@ -541,6 +542,10 @@ fn check_options(o: &DecomposeOptions) -> Result<(), DecomposeError> {
     Ok(())
 }
 
+/// The most surface samples a decomposition takes (about 50 bytes each): a finer
+/// [`DecomposeOptions::sample_spacing`] for the mesh's area is an error.
+pub const MAX_SAMPLES: usize = 1 << 24;
+
 /// Decomposes `mesh` into convex hulls.
 ///
 /// Triangles with a non-finite corner, and triangles that collapse within the quantization
@@ -555,7 +560,21 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     let prep = prepare(mesh, f64::from(options.cube), f64::from(options.quantization));
     let eps = prep.s;
     let limit = f64::from(options.concavity);
-    let samples = Samples::new(&prep, f64::from(options.sample_spacing));
+    // About area / spacing^2 samples, at least one a triangle: refused past MAX_SAMPLES (a spacing
+    // of cube / 10000 on a closed cube asks for 6e8, 30 GB).
+    let spacing = f64::from(options.sample_spacing);
+    let area: f64 = prep
+        .triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|v| prep.positions[v as usize]);
+            0.5 * (b - a).cross(c - a).length()
+        })
+        .sum();
+    if area / (spacing * spacing) + prep.triangles.len() as f64 > MAX_SAMPLES as f64 {
+        return Err(DecomposeError::InvalidOptions("sample_spacing too fine for this mesh (over 2^24 samples)"));
+    }
+    let samples = Samples::new(&prep, spacing);
     let mut recorder = options.record.then(Recorder::default);
 
     // Step 1: one node per triangle, its hull the triangle itself.

@@ -84,7 +84,7 @@ mod quickhull;
 mod recorder;
 
 pub use error::{DecomposeError, HullError};
-pub use hacd::{ConvexHull, DecomposeOptions, Decomposition, decompose};
+pub use hacd::{ConvexHull, DecomposeOptions, Decomposition, MAX_SAMPLES, decompose};
 pub use hull::{DEFAULT_RELATIVE_TOLERANCE, Hull, convex_hull, convex_hull_with_tolerance};
 pub use metrics::{Tightness, TightnessError, TightnessOptions, tightness};
 pub use recorder::{RecordedHull, Recorder, Step};

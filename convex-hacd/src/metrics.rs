@@ -84,6 +84,8 @@ pub enum TightnessError {
     },
     /// `samples` is 0 or `threshold` is negative, NaN or infinite.
     InvalidOptions,
+    /// The input mesh's indices are unusable (a vertex index out of range, counts beyond `u32`).
+    BadMesh,
 }
 
 impl core::fmt::Display for TightnessError {
@@ -95,6 +97,7 @@ impl core::fmt::Display for TightnessError {
             TightnessError::InvalidOptions => {
                 f.write_str("samples must be at least 1 and threshold non-negative and finite")
             }
+            TightnessError::BadMesh => f.write_str("the input mesh names a vertex it does not have"),
         }
     }
 }
@@ -130,6 +133,7 @@ where
     if options.samples == 0 || !(options.threshold >= 0.0 && options.threshold.is_finite()) {
         return Err(TightnessError::InvalidOptions);
     }
+    voxel_core::validate_triangles(mesh).map_err(|_| TightnessError::BadMesh)?;
     let mut tris: Vec<[DVec3; 3]> = Vec::with_capacity(mesh.triangle_count());
     for t in 0..mesh.triangle_count() as u32 {
         let c = mesh.triangle_positions(t);

@@ -196,6 +196,14 @@ fn bad_input_is_skipped_or_refused() {
     for options in bad {
         assert!(matches!(decompose(&mesh, &options), Err(DecomposeError::InvalidOptions(_))), "{options:?}");
     }
+    // A spacing the option check allows (cube / 10000) but that would take about 2e8 samples on
+    // this tetrahedron's area: refused before any is made.
+    let tetra =
+        IndexedMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z], vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+            .unwrap();
+    let fine = DecomposeOptions { sample_spacing: 0.1, ..Default::default() };
+    assert!(matches!(decompose(&tetra, &fine), Err(DecomposeError::InvalidOptions(_))));
+    assert!(decompose(&tetra, &DecomposeOptions { sample_spacing: 1.0, ..Default::default() }).is_ok());
 }
 
 #[test]

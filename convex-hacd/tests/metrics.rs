@@ -117,6 +117,23 @@ fn bad_input_gives_typed_errors() {
         ),
         Err(TightnessError::NonFiniteHull { hull: 1 })
     );
+    // A source whose triangle names a vertex it does not have.
+    struct Broken;
+    impl voxel_core::TriangleSource for Broken {
+        fn vertex_count(&self) -> usize {
+            3
+        }
+        fn vertex(&self, index: u32) -> Vec3 {
+            [Vec3::ZERO, Vec3::X, Vec3::Y][index as usize]
+        }
+        fn triangle_count(&self) -> usize {
+            1
+        }
+        fn triangle(&self, _: u32) -> [u32; 3] {
+            [0, 1, 7]
+        }
+    }
+    assert_eq!(tightness(&Broken, one(), &TightnessOptions::default()), Err(TightnessError::BadMesh));
     // No hulls, or hulls without area: nothing sampled, nothing outside.
     let score = tightness(&mesh, std::iter::empty(), &TightnessOptions::default()).unwrap();
     assert_eq!((score.samples, score.outside, score.farthest), (0, 0, 0.0));
