@@ -560,18 +560,19 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     let prep = prepare(mesh, f64::from(options.cube), f64::from(options.quantization));
     let eps = prep.s;
     let limit = f64::from(options.concavity);
-    // About area / spacing^2 samples, at least one a triangle: refused past MAX_SAMPLES (a spacing
-    // of cube / 10000 on a closed cube asks for 6e8, 30 GB).
+    // Refused past MAX_SAMPLES, counted before any is made (a spacing of cube / 10000 on a closed
+    // cube asks for 6e8, 30 GB). An upper bound of `sample_triangle`'s count: rows of about
+    // `spacing` across the height over the longest edge, at least one, each at most that edge's
+    // length over the spacing plus one (a needle thinner than the spacing still gets a row).
     let spacing = f64::from(options.sample_spacing);
-    let area: f64 = prep
-        .triangles
-        .iter()
-        .map(|t| {
-            let [a, b, c] = t.map(|v| prep.positions[v as usize]);
-            0.5 * (b - a).cross(c - a).length()
-        })
-        .sum();
-    if area / (spacing * spacing) + prep.triangles.len() as f64 > MAX_SAMPLES as f64 {
+    let mut bound = 0.0f64;
+    for t in &prep.triangles {
+        let [a, b, c] = t.map(|v| prep.positions[v as usize]);
+        let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+        let height = if longest > 0.0 { (b - a).cross(c - a).length() / longest } else { 0.0 };
+        bound += (height / spacing).round().max(1.0) * ((longest / spacing).round() + 1.0);
+    }
+    if !(bound <= MAX_SAMPLES as f64) {
         return Err(DecomposeError::InvalidOptions("sample_spacing too fine for this mesh (over 2^24 samples)"));
     }
     let samples = Samples::new(&prep, spacing);

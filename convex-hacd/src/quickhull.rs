@@ -346,8 +346,7 @@ fn faces_outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
 }
 
 /// [`faces_outward`] for the triangles from `first` on (a grown hull's new faces: the part's
-/// own faces were checked when its hull was built, and an edge between an old and a new face is
-/// checked from both sides), then convexity: every triangle taller than `4 eps` faces the way its
+/// own faces were checked when its hull was built; every edge is checked from both sides), then convexity: every triangle taller than `4 eps` faces the way its
 /// plane does, and every edge is convex. The centroid test alone let a fold through: a triangle
 /// flipped within a nearly flat patch kept facing away from the centroid by less than its
 /// tolerance (13 points of a chess-table collapse: a hull vertex 4.83 in front of a face, with
@@ -388,31 +387,37 @@ fn faces_outward_from(points: &[DVec3], raw: &RawHull, eps: f64, first: usize) -
     // triangle folded over its neighbour: then every vertex must lie within `eps` behind both
     // planes. A closed surface convex at every edge is convex.
     let behind_all = |pl: &Plane| raw.vertices.iter().all(|&v| pl.distance(points[v as usize]) <= eps);
-    let n = raw.triangles.len();
-    for t in first..n {
+    // Edge `k` of triangle `t` (to triangle `g`, whose edge `j` it is) seen from `t`: `g`'s far
+    // corner against `t`'s plane.
+    let convex_from = |t: usize, k: usize, g: usize, j: usize| {
         let tri = raw.triangles[t];
         let pl = &raw.planes[raw.triangle_planes[t] as usize];
+        let w = points[raw.triangles[g][(j + 2) % 3] as usize];
+        let d = pl.distance(w);
+        if d < -eps {
+            return true;
+        }
+        if d > eps {
+            return false;
+        }
+        let (a, b) = (points[tri[k] as usize], points[tri[(k + 1) % 3] as usize]);
+        let edge = b - a;
+        edge.cross(w - a).dot(pl.normal) <= eps * edge.length()
+            || (behind_all(pl) && behind_all(&raw.planes[raw.triangle_planes[g] as usize]))
+    };
+    let n = raw.triangles.len();
+    for t in first..n {
         for k in 0..3 {
             let g = raw.adjacency[t][k] as usize;
-            // Each edge once: a new triangle's edges to the part's triangles, and between new
-            // triangles from the lower index (convexity is the same seen from either side).
+            // Each edge once (new triangles' edges to the part's triangles, and between new
+            // triangles from the lower index), but from both sides: with the tolerance, a small
+            // triangle's far corner can lie within `eps` of a large neighbour's plane while the
+            // large one's far corner lies well in front of the small one's.
             if g >= n || (g >= first && g < t) {
                 continue;
             }
             let Some(j) = raw.adjacency[g].iter().position(|&x| x as usize == t) else { return false };
-            let w = points[raw.triangles[g][(j + 2) % 3] as usize];
-            let d = pl.distance(w);
-            if d < -eps {
-                continue;
-            }
-            if d > eps {
-                return false;
-            }
-            let (a, b) = (points[tri[k] as usize], points[tri[(k + 1) % 3] as usize]);
-            let edge = b - a;
-            if edge.cross(w - a).dot(pl.normal) > eps * edge.length()
-                && !(behind_all(pl) && behind_all(&raw.planes[raw.triangle_planes[g] as usize]))
-            {
+            if !(convex_from(t, k, g, j) && convex_from(g, j, t, k)) {
                 return false;
             }
         }
@@ -1124,6 +1129,40 @@ mod tests {
                 let d = plane.distance(points[v as usize]);
                 assert!(d <= eps, "vertex {v} is {d} in front of triangle {tri:?}");
             }
+        }
+    }
+
+    #[test]
+    fn an_edge_is_judged_from_both_sides() {
+        // A large triangle A B C and a small one B A W share the edge A-B. W lies 0.05 above the
+        // large one's plane and beyond the edge, which passes from that side; but C lies 0.5 in
+        // front of the small one's plane. D closes the surface below. Whichever comes first, the
+        // surface is not convex within 0.1 (a review found the verdict depended on the order).
+        let points = [
+            DVec3::ZERO,
+            DVec3::X,
+            DVec3::new(0.5, 10.0, 0.0),
+            DVec3::new(0.5, -1.0, 0.05),
+            DVec3::new(0.5, 3.0, -5.0),
+        ];
+        let (a, b, c, w, d) = (0, 1, 2, 3, 4);
+        let faces = [[a, b, c], [b, a, w], [c, b, d], [a, c, d], [w, a, d], [b, w, d]];
+        for order in [[0, 1, 2, 3, 4, 5], [1, 0, 2, 3, 4, 5]] {
+            let triangles: Vec<[u32; 3]> = order.iter().map(|&i| faces[i]).collect();
+            let mut raw = RawHull { vertices: vec![0, 1, 2, 3, 4], ..RawHull::default() };
+            for (i, t) in triangles.iter().enumerate() {
+                raw.planes
+                    .push(triangle_plane(points[t[0] as usize], points[t[1] as usize], points[t[2] as usize]).unwrap());
+                raw.triangle_planes.push(i as u32);
+                raw.adjacency.push([0, 1, 2].map(|k| {
+                    let (from, to) = (t[k], t[(k + 1) % 3]);
+                    let across = (0..3).find(|&j| triangles.iter().any(|u| u[j] == to && u[(j + 1) % 3] == from));
+                    across.and_then(|j| triangles.iter().position(|u| u[j] == to && u[(j + 1) % 3] == from)).unwrap()
+                        as u32
+                }));
+            }
+            raw.triangles = triangles;
+            assert!(!faces_outward(&points, &raw, 0.1), "order {order:?}");
         }
     }
 }

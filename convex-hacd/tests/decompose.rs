@@ -204,6 +204,18 @@ fn bad_input_is_skipped_or_refused() {
     let fine = DecomposeOptions { sample_spacing: 0.1, ..Default::default() };
     assert!(matches!(decompose(&tetra, &fine), Err(DecomposeError::InvalidOptions(_))));
     assert!(decompose(&tetra, &DecomposeOptions { sample_spacing: 1.0, ..Default::default() }).is_ok());
+    // Needles thinner than the spacing: little area, but a row of samples along each (2000
+    // needles across the cube at spacing 0.1 would take 2e7 samples; an area estimate said 1e3).
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for i in 0..2000u32 {
+        let z = i as f32 * 0.5;
+        positions.extend([Vec3::new(0.0, 0.0, z), Vec3::new(1000.0, 0.0, z), Vec3::new(500.0, 0.001, z)]);
+        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    let needles = IndexedMesh::new(positions, triangles).unwrap();
+    let fine = DecomposeOptions { sample_spacing: 0.1, quantization: 0.0, ..Default::default() };
+    assert!(matches!(decompose(&needles, &fine), Err(DecomposeError::InvalidOptions(_))));
 }
 
 #[test]

@@ -183,7 +183,8 @@ pub struct Ray {
     pub origin: Vec3,
     /// Direction of travel.
     pub dir: Vec3,
-    /// `1 / dir` per component (infinite where `dir` is zero), precomputed for slab tests.
+    /// `1 / dir` per component (infinite where `dir` is zero), precomputed for slab tests, which
+    /// read it instead of `dir`: after changing `dir`, build the ray again with [`Ray::new`].
     pub inv_dir: Vec3,
 }
 

@@ -67,8 +67,8 @@ impl CompactTree {
     /// # Errors
     ///
     /// [`KdTreeError::TooLargeForCompact`] past 65536 vertices or triangles or
-    /// [`MAX_COMPACT_NODES`] nodes; [`KdTreeError::ExtentTooLarge`] for a bounding box wider than
-    /// half of `f32::MAX`; [`KdTreeError::Source`] as [`KdTree::build`].
+    /// [`MAX_COMPACT_NODES`] nodes; [`KdTreeError::OutOfRangeForCompact`] for coordinates beyond a
+    /// quarter of `f32::MAX`; [`KdTreeError::Source`] as [`KdTree::build`].
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
         for (what, count, limit) in
             [("vertices", source.vertex_count(), 1 << 16), ("triangles", source.triangle_count(), 1 << 16)]
@@ -82,11 +82,11 @@ impl CompactTree {
             return Err(KdTreeError::TooLargeForCompact { what: "nodes", count: full.nodes.len() });
         }
         let bounds = full.bounds;
-        // The grid's steps and `origin + q * step` must stay finite.
-        let extent = bounds.size().max_element();
-        if bounds.is_valid() && !(extent <= f32::MAX / 2.0) {
-            let extent = (bounds.max.as_dvec3() - bounds.min.as_dvec3()).max_element();
-            return Err(KdTreeError::ExtentTooLarge { extent });
+        // The grid's steps and `origin + q * step` (plus the tolerance) must stay finite: within a
+        // quarter of `f32::MAX` the extent is at most half of it.
+        let magnitude = bounds.min.abs().max(bounds.max.abs()).max_element();
+        if bounds.is_valid() && !(magnitude <= f32::MAX / 4.0) {
+            return Err(KdTreeError::OutOfRangeForCompact { magnitude });
         }
         let (origin, step) = if bounds.is_valid() {
             // A flat mesh has a zero extent on an axis; any positive step works there.
@@ -201,7 +201,8 @@ impl CompactTree {
 
     /// A conservative closest hit: `Some` whenever the full form's [`KdTree::cast_ray`] finds a
     /// hit, at a `t` no later than the far side (along the ray) of the box around that triangle
-    /// grown by the tolerance. Bad rays hit nothing.
+    /// grown by the tolerance and by a few ulps of its distance from the ray's origin (the
+    /// rounding of the ray's arithmetic there). Bad rays hit nothing.
     pub fn cast_ray(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> Option<RayHit> {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
         with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {

@@ -30,11 +30,12 @@ pub enum KdTreeError {
         /// How many there are.
         count: usize,
     },
-    /// The mesh's bounding box is wider than half of `f32::MAX` on some axis: the compact form's
-    /// grid (65535 steps across it) would overflow. The full [`KdTree`](crate::KdTree) takes it.
-    ExtentTooLarge {
-        /// The widest extent, in `f64` (it may exceed `f32::MAX`).
-        extent: f64,
+    /// A vertex coordinate of the mesh lies beyond a quarter of `f32::MAX` in magnitude: the
+    /// compact form's grid (65535 steps across the bounds, decoded as `origin + q * step`) could
+    /// overflow. The full [`KdTree`](crate::KdTree) takes it.
+    OutOfRangeForCompact {
+        /// The largest coordinate magnitude.
+        magnitude: f32,
     },
     /// The source's indices are unusable (a vertex index out of range, counts beyond `u32`).
     Source(voxel_core::Error),
@@ -50,8 +51,8 @@ impl fmt::Display for KdTreeError {
             KdTreeError::TooLargeForCompact { what, count } => {
                 write!(f, "{count} {what} do not fit the compact form's 16-bit fields")
             }
-            KdTreeError::ExtentTooLarge { extent } => {
-                write!(f, "an extent of {extent:e} is too wide for the compact form's grid")
+            KdTreeError::OutOfRangeForCompact { magnitude } => {
+                write!(f, "a coordinate of magnitude {magnitude:e} is out of the compact form's range")
             }
             KdTreeError::Source(e) => write!(f, "triangle source: {e}"),
         }

@@ -70,8 +70,11 @@ fn check_from<S: TriangleSource>(mesh: &S, seed: u64, reach: f32) {
         let got = compact.cast_ray(&ray, 10.0, &mut s2);
         if let Some(e) = expect {
             let g = got.unwrap_or_else(|| panic!("compact missed {e:?} of {ray:?}"));
-            // No later than the far side of the full hit's triangle box, grown by the tolerance.
-            let tri = Aabb::from_points(compact.triangle_positions(e.triangle)).grow(2.0 * tol);
+            // No later than the far side of the full hit's triangle box, grown by the tolerance
+            // and the ray's rounding at that distance (as the compact test grows it), doubled.
+            let tight = Aabb::from_points(compact.triangle_positions(e.triangle));
+            let reach = (tight.min - ray.origin).abs().max((tight.max - ray.origin).abs()).max_element();
+            let tri = tight.grow(2.0 * (tol + 16.0 * f32::EPSILON * reach));
             let far = tri.intersect_ray(&ray, 0.0, 10.0).map_or(e.t, |(_, exit)| exit);
             assert!(g.t <= far.max(e.t) * (1.0 + 1e-5) + 1e-5, "compact {g:?} later than {e:?} (far side {far})");
         }
@@ -142,7 +145,8 @@ fn compact_on_surface_nets_chunks() {
 fn too_large_is_an_error() {
     let mesh = soup(1, 20000, Vec3::ZERO, 100.0);
     assert!(matches!(CompactTree::build(&mesh), Err(KdTreeError::TooLargeForCompact { .. })));
-    // An extent beyond `f32::MAX` (its grid step would be infinite, every stored vertex NaN).
+    // An extent beyond `f32::MAX` (its grid step would be infinite, every stored vertex NaN), and
+    // coordinates within it but so large that decoded vertices would overflow.
     let positions = vec![
         Vec3::ZERO,
         Vec3::X,
@@ -152,6 +156,12 @@ fn too_large_is_an_error() {
         Vec3::new(3e38, -3e38, 0.0),
     ];
     let huge = IndexedMesh::new(positions, vec![[0, 2, 1], [3, 4, 5]]).unwrap();
-    assert!(matches!(CompactTree::build(&huge), Err(KdTreeError::ExtentTooLarge { .. })));
+    assert!(matches!(CompactTree::build(&huge), Err(KdTreeError::OutOfRangeForCompact { .. })));
     assert!(KdTree::build(&huge).is_ok());
+    let high = IndexedMesh::new(
+        vec![Vec3::new(f32::MAX / 2.0, 0.0, 0.0), Vec3::new(f32::MAX, 0.0, 0.0), Vec3::new(f32::MAX, 1.0, 0.0)],
+        vec![[0, 1, 2]],
+    )
+    .unwrap();
+    assert!(matches!(CompactTree::build(&high), Err(KdTreeError::OutOfRangeForCompact { .. })));
 }
