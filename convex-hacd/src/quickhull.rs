@@ -417,6 +417,14 @@ fn faces_outward_from(points: &[DVec3], raw: &RawHull, eps: f64, first: usize) -
                 continue;
             }
             let Some(j) = raw.adjacency[g].iter().position(|&x| x as usize == t) else { return false };
+            // The common case first, inline: each far corner well behind the other's plane.
+            let behind = |t: usize, g: usize, j: usize| {
+                let w = points[raw.triangles[g][(j + 2) % 3] as usize];
+                raw.planes[raw.triangle_planes[t] as usize].distance(w) < -eps
+            };
+            if behind(t, g, j) && behind(g, t, k) {
+                continue;
+            }
             if !(convex_from(t, k, g, j) && convex_from(g, j, t, k)) {
                 return false;
             }
