@@ -346,11 +346,11 @@ fn faces_outward(points: &[DVec3], raw: &RawHull, eps: f64) -> bool {
 }
 
 /// [`faces_outward`] for the triangles from `first` on (a grown hull's new faces: the part's
-/// own faces were checked when its hull was built; every edge is checked from both sides), then convexity: every triangle taller than `4 eps` faces the way its
-/// plane does, and every edge is convex. The centroid test alone let a fold through: a triangle
-/// flipped within a nearly flat patch kept facing away from the centroid by less than its
-/// tolerance (13 points of a chess-table collapse: a hull vertex 4.83 in front of a face, with
-/// `eps` 0.1).
+/// own faces were checked when its hull was built), then convexity: every triangle taller than
+/// `4 eps` faces the way its plane does, and every edge of these triangles is convex, seen from
+/// both sides. The centroid test alone let a fold through: a triangle flipped within a nearly
+/// flat patch kept facing away from the centroid by less than its tolerance (13 points of a
+/// chess-table collapse: a hull vertex 4.83 in front of a face, with `eps` 0.1).
 fn faces_outward_from(points: &[DVec3], raw: &RawHull, eps: f64, first: usize) -> bool {
     if raw.vertices.is_empty() {
         return true;
@@ -387,19 +387,19 @@ fn faces_outward_from(points: &[DVec3], raw: &RawHull, eps: f64, first: usize) -
     // triangle folded over its neighbour: then every vertex must lie within `eps` behind both
     // planes. A closed surface convex at every edge is convex.
     let behind_all = |pl: &Plane| raw.vertices.iter().all(|&v| pl.distance(points[v as usize]) <= eps);
-    // Edge `k` of triangle `t` (to triangle `g`, whose edge `j` it is) seen from `t`: `g`'s far
-    // corner against `t`'s plane.
-    let convex_from = |t: usize, k: usize, g: usize, j: usize| {
-        let tri = raw.triangles[t];
-        let pl = &raw.planes[raw.triangle_planes[t] as usize];
+    // Edge `k` of triangle `t` (to triangle `g`, whose edge `j` it is) seen from `t`: the far
+    // corner of `g` and its distance `d` from the plane of `t`; `convex_from` judges a corner not
+    // well behind (`d >= -eps`).
+    let far = |t: usize, g: usize, j: usize| {
         let w = points[raw.triangles[g][(j + 2) % 3] as usize];
-        let d = pl.distance(w);
-        if d < -eps {
-            return true;
-        }
+        (w, raw.planes[raw.triangle_planes[t] as usize].distance(w))
+    };
+    let convex_from = |t: usize, k: usize, g: usize, (w, d): (DVec3, f64)| {
         if d > eps {
             return false;
         }
+        let tri = raw.triangles[t];
+        let pl = &raw.planes[raw.triangle_planes[t] as usize];
         let (a, b) = (points[tri[k] as usize], points[tri[(k + 1) % 3] as usize]);
         let edge = b - a;
         edge.cross(w - a).dot(pl.normal) <= eps * edge.length()
@@ -417,15 +417,13 @@ fn faces_outward_from(points: &[DVec3], raw: &RawHull, eps: f64, first: usize) -
                 continue;
             }
             let Some(j) = raw.adjacency[g].iter().position(|&x| x as usize == t) else { return false };
-            // The common case first, inline: each far corner well behind the other's plane.
-            let behind = |t: usize, g: usize, j: usize| {
-                let w = points[raw.triangles[g][(j + 2) % 3] as usize];
-                raw.planes[raw.triangle_planes[t] as usize].distance(w) < -eps
-            };
-            if behind(t, g, j) && behind(g, t, k) {
-                continue;
+            // The common case, a far corner well behind the other plane, decided here.
+            let from_t = far(t, g, j);
+            if from_t.1 >= -eps && !convex_from(t, k, g, from_t) {
+                return false;
             }
-            if !(convex_from(t, k, g, j) && convex_from(g, j, t, k)) {
+            let from_g = far(g, t, k);
+            if from_g.1 >= -eps && !convex_from(g, j, t, from_g) {
                 return false;
             }
         }
