@@ -129,6 +129,82 @@ impl Samples {
         (x + self.dims[0] * (y + self.dims[1] * z)) as u32
     }
 
+    /// Whether some sample lies within `radius` of `p`.
+    pub(crate) fn any_within(&self, p: DVec3, radius: f64) -> bool {
+        if self.positions.is_empty() || !(radius > 0.0) {
+            return false;
+        }
+        let r = DVec3::splat(radius);
+        let (c0, c1) = (self.cell_coords(p - r), self.cell_coords(p + r));
+        let r2 = radius * radius;
+        for z in c0[2]..=c1[2] {
+            for y in c0[1]..=c1[1] {
+                let row = self.dims[0] * (y + self.dims[1] * z);
+                let start = self.cell_start[row + c0[0]] as usize;
+                let end = self.cell_start[row + c1[0] + 1] as usize;
+                if self.positions[start..end].iter().any(|q| q.distance_squared(p) <= r2) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The distance from `p` to the nearest sample when one lies within `radius`, else `None`.
+    /// Searches shells of cells outward from `p`'s own and stops once no farther shell can hold
+    /// a nearer sample, so the cost follows the distance found, not `radius`.
+    pub(crate) fn nearest_within(&self, p: DVec3, radius: f64) -> Option<f64> {
+        if self.positions.is_empty() || !(radius >= 0.0) {
+            return None;
+        }
+        let r = DVec3::splat(radius);
+        // The cells within `radius` of `p` (clamped to the grid) and `p`'s own.
+        let (lo, hi) = (self.cell_coords(p - r), self.cell_coords(p + r));
+        let centre = self.cell_coords(p);
+        let cell = 1.0 / self.inv_cell;
+        let mut best = radius * radius;
+        let mut found = false;
+        let reach = (0..3).map(|k| (centre[k] - lo[k]).max(hi[k] - centre[k])).max().unwrap_or(0);
+        for shell in 0..=reach {
+            // Every sample in this shell or beyond is at least (shell - 1) cells away from `p`.
+            let near = (shell as f64 - 1.0).max(0.0) * cell;
+            if found && near * near > best {
+                break;
+            }
+            let span = |k: usize| (centre[k].saturating_sub(shell).max(lo[k]), (centre[k] + shell).min(hi[k]));
+            let ((x0, x1), (y0, y1), (z0, z1)) = (span(0), span(1), span(2));
+            for z in z0..=z1 {
+                for y in y0..=y1 {
+                    let row = self.dims[0] * (y + self.dims[1] * z);
+                    let mut scan = |x0: usize, x1: usize| {
+                        let start = self.cell_start[row + x0] as usize;
+                        let end = self.cell_start[row + x1 + 1] as usize;
+                        for q in &self.positions[start..end] {
+                            let d = q.distance_squared(p);
+                            if d <= best {
+                                best = d;
+                                found = true;
+                            }
+                        }
+                    };
+                    if z.abs_diff(centre[2]) == shell || y.abs_diff(centre[1]) == shell {
+                        // A face of the shell: the whole row.
+                        scan(x0, x1);
+                    } else {
+                        // Inside the shell's y-z square: its two ends, when they are in the grid.
+                        if centre[0] >= shell && centre[0] - shell >= lo[0] {
+                            scan(centre[0] - shell, centre[0] - shell);
+                        }
+                        if shell > 0 && centre[0] + shell <= hi[0] {
+                            scan(centre[0] + shell, centre[0] + shell);
+                        }
+                    }
+                }
+            }
+        }
+        found.then(|| best.sqrt())
+    }
+
     /// The concavity error of the solid hull bounded by `planes`, over the samples in the box
     /// `lo..hi`: the longest ray from a sample inside (within `eps`) along its normal to the
     /// hull's far side, or `start.max(eps)` when no ray is longer (rays up to `eps` are rounding:
@@ -273,7 +349,7 @@ impl Samples {
 
 /// Samples of one triangle on rows parallel to its longest edge, `spacing` apart, each row split
 /// evenly at about `spacing`: about area / spacing^2 samples, at least one.
-fn sample_triangle(a: DVec3, b: DVec3, c: DVec3, spacing: f64, out: &mut Vec<(DVec3, DVec3)>) {
+pub(crate) fn sample_triangle(a: DVec3, b: DVec3, c: DVec3, spacing: f64, out: &mut Vec<(DVec3, DVec3)>) {
     let Some(normal) = (b - a).cross(c - a).try_normalize() else { return };
     // Rotate the corners so that a -> b is the longest edge.
     let (a, b, c) = {
@@ -330,6 +406,40 @@ mod tests {
             assert!(s >= 0.0 && t >= 0.0 && s + t <= 1.0, "{p}");
             assert!(p.y.abs() < 1e-12);
             assert!((n - DVec3::NEG_Y).length() < 1e-12);
+        }
+    }
+
+    /// The shell search finds what a scan of every sample finds, for points inside, at the edge
+    /// of and outside the grid, with radii from 0 to beyond the grid.
+    #[test]
+    fn nearest_within_equals_brute_force() {
+        use glam::Vec3;
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut positions = Vec::new();
+        let mut triangles = Vec::new();
+        for k in 0..60u32 {
+            let c = Vec3::new(next(), next(), next()) * 100.0;
+            for _ in 0..3 {
+                positions.push(c + Vec3::new(next(), next(), next()) * 20.0);
+            }
+            triangles.push([3 * k, 3 * k + 1, 3 * k + 2]);
+        }
+        let mesh = voxel_core::IndexedMesh::new(positions, triangles).expect("a valid mesh");
+        let prep = crate::quantize::prepare(&mesh, 1000.0, 0.1);
+        let samples = Samples::new(&prep, 10.0);
+        assert!(samples.len() > 500);
+        for _ in 0..2000 {
+            let p = (DVec3::new(f64::from(next()), f64::from(next()), f64::from(next())) - 0.5) * 1400.0;
+            let brute = samples.positions.iter().map(|q| q.distance(p)).fold(f64::INFINITY, f64::min);
+            for radius in [0.0, 5.0, 20.0, 60.0, 300.0, 3000.0] {
+                let want = (brute <= radius).then_some(brute);
+                assert_eq!(samples.nearest_within(p, radius), want, "{p} within {radius}");
+                assert_eq!(samples.any_within(p, radius), radius > 0.0 && brute <= radius, "{p} within {radius}");
+            }
         }
     }
 

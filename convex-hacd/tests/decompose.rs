@@ -192,6 +192,9 @@ fn bad_input_is_skipped_or_refused() {
         DecomposeOptions { sample_spacing: 1e-9, ..Default::default() },
         DecomposeOptions { max_hulls: Some(0), ..Default::default() },
         DecomposeOptions { max_vertices_per_hull: Some(3), ..Default::default() },
+        DecomposeOptions { merge_distance: f32::NAN, ..Default::default() },
+        DecomposeOptions { merge_distance: -1.0, ..Default::default() },
+        DecomposeOptions { merge_distance: f32::INFINITY, ..Default::default() },
     ];
     for options in bad {
         assert!(matches!(decompose(&mesh, &options), Err(DecomposeError::InvalidOptions(_))), "{options:?}");
@@ -273,7 +276,8 @@ fn the_recorder_exports_every_collapse() {
         for v in &step.merged.vertices {
             assert!(step.a.vertices.contains(v) || step.b.vertices.contains(v), "step {i}: vertex {v} from nowhere");
         }
-        assert!(step.error <= DecomposeOptions::default().concavity);
+        let o = DecomposeOptions::default();
+        assert!(step.error <= o.concavity.max(o.merge_distance));
     }
     let dir = std::env::temp_dir().join(format!("convex-hacd-recorder-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -336,4 +340,34 @@ fn the_angle_block_stays_within_two_percent() {
     let hulls = d.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
     let t = tightness(&mesh, hulls, &TightnessOptions::default()).expect("scores");
     assert!(t.farthest <= 0.02, "farthest {:.2}% of the diagonal", 100.0 * t.farthest);
+}
+
+/// The second phase merges neighbours that the seed's ray error refuses (the cup's wall segments:
+/// floor samples under the sliver between two segments' inner chord and the wall run up to the
+/// rim), and the merged hulls still stay within 2% of the diagonal by the independent scorer.
+/// Turned off (`merge_distance: 0`), the seed's collapses alone remain.
+#[test]
+fn merging_by_distance_joins_what_the_ray_error_refuses() {
+    use convex_hacd::{TightnessOptions, tightness};
+    for file in ["meshes/concave/cup.obj", "meshes/furniture/chair-gothic.obj"] {
+        let mesh = load_mesh(&testdata_file(file)).unwrap();
+        let seed_only = decompose(&mesh, &DecomposeOptions { merge_distance: 0.0, ..Default::default() }).unwrap();
+        let merged = decompose(&mesh, &DecomposeOptions::default()).unwrap();
+        check_decomposition(file, &mesh, &merged);
+        assert!(
+            merged.hulls.len() < seed_only.hulls.len(),
+            "{file}: {} hulls with merging, {} without",
+            merged.hulls.len(),
+            seed_only.hulls.len()
+        );
+        // Every seed-only hull lies within one merged hull: the phase only joins.
+        for hull in &seed_only.hulls {
+            let t = hull.source_triangles[0];
+            let owner = merged.hulls.iter().find(|h| h.source_triangles.contains(&t)).unwrap();
+            assert!(hull.source_triangles.iter().all(|t| owner.source_triangles.contains(t)), "{file}");
+        }
+        let hulls = merged.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
+        let score = tightness(&mesh, hulls, &TightnessOptions::default()).expect("scores");
+        assert!(score.farthest <= 0.02, "{file}: farthest {:.2}% of the diagonal", 100.0 * score.farthest);
+    }
 }
