@@ -1137,10 +1137,32 @@ fn merge_close(
             heap.push(Reverse((c.to_bits(), x, edge.version)));
         }
     };
-    for x in 0..edges.len() as u32 {
+    // The first costs of every edge left, in parallel where there is more than one thread (each
+    // depends on its two nodes alone: the same costs on any thread count).
+    let live: Vec<u32> = (0..edges.len() as u32)
+        .filter(|&x| {
+            let edge = &edges[x as usize];
+            edge.alive && nodes[edge.a as usize].alive && nodes[edge.b as usize].alive
+        })
+        .collect();
+    let first = |scratch: &mut Scratch, &x: &u32| {
         let edge = &edges[x as usize];
-        if edge.alive && nodes[edge.a as usize].alive && nodes[edge.b as usize].alive {
-            cost(x, nodes, edges, scratch, &mut heap);
+        distance_cost(&nodes[edge.a as usize], &nodes[edge.b as usize], cx, spacing, scratch)
+    };
+    #[cfg(feature = "parallel")]
+    let costs: Vec<Option<f64>> = if live.len() > 1 && rayon::current_num_threads() > 1 {
+        use rayon::prelude::*;
+        live.par_iter().map_init(Scratch::default, first).collect()
+    } else {
+        live.iter().map(|x| first(scratch, x)).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let costs: Vec<Option<f64>> = live.iter().map(|x| first(scratch, x)).collect();
+    for (&x, c) in live.iter().zip(costs) {
+        let edge = &mut edges[x as usize];
+        edge.version += 1;
+        if let Some(c) = c {
+            heap.push(Reverse((c.to_bits(), x, edge.version)));
         }
     }
     let mut merges = 0;
