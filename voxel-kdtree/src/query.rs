@@ -105,7 +105,9 @@ impl KdTree {
     /// The triangles whose leaves' volumes overlap `query` (closed boxes: touching counts), in
     /// traversal order, written to `out` (cleared first). A superset of the triangles whose
     /// bounding boxes overlap `query`; filter with [`triangle_overlaps_aabb`](crate::triangle_overlaps_aabb) or call
-    /// [`KdTree::query_aabb_exact`] for the exact set. An empty or NaN box gives nothing.
+    /// [`KdTree::query_aabb_exact`] for the exact set. An empty or NaN box gives nothing; a box
+    /// with infinite bounds gives every triangle whose leaf it reaches (but nothing from
+    /// [`KdTree::query_aabb_exact`], whose exact test takes finite boxes only).
     ///
     /// The source is not needed: the candidates come from the tree alone.
     pub fn query_aabb(&self, query: &Aabb, scratch: &mut Scratch, out: &mut Vec<u32>) {
