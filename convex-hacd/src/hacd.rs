@@ -615,6 +615,9 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     };
     #[cfg(not(feature = "parallel"))]
     let mut nodes: Vec<Node> = serial(&mut scratch);
+    // A kept triangle whose hull fails after all (it cannot, barring rounding at the extremes of
+    // the options) is left out, and counted with the degenerate ones.
+    let lost = nodes.iter().filter(|n| !n.alive).count();
     let mut edges = dual_graph(&prep, &nodes);
     for (e, edge) in edges.iter().enumerate() {
         nodes[edge.a as usize].edges.push(e as u32);
@@ -832,7 +835,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     Ok(Decomposition {
         hulls,
         non_finite_triangles: prep.non_finite,
-        degenerate_triangles: prep.degenerate,
+        degenerate_triangles: prep.degenerate + lost,
         quantization: (eps / prep.scale) as f32,
         samples: samples.len(),
         recording: recorder,

@@ -60,7 +60,9 @@ pub(crate) fn prepare<T: TriangleSource + ?Sized>(mesh: &T, cube: f64, s: f64) -
     out.centre = (lo + hi) * 0.5;
     out.scale = cube / extent;
     // The input is f32: two corners closer than its rounding cannot be told apart, whatever `s` says.
-    out.s = s.max(f64::from(float_floor(max_abs)) * out.scale);
+    // A floor of its own for inputs whose float floor underflows (subnormal coordinates with
+    // `quantization: 0` made `s = 0`, and the weld grid's cells infinite).
+    out.s = s.max(f64::from(float_floor(max_abs)) * out.scale).max(cube * 1e-9);
     let s = out.s;
 
     // Weld: each vertex joins the lowest-index earlier representative within s, looked up in the

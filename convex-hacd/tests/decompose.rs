@@ -184,6 +184,22 @@ fn bad_input_is_skipped_or_refused() {
     let mesh = IndexedMesh::new(vec![Vec3::ONE; 3], vec![[0, 1, 2]; 4]).unwrap();
     let d = decompose(&mesh, &DecomposeOptions::default()).unwrap();
     assert_eq!((d.hulls.len(), d.degenerate_triangles), (0, 4));
+    // Subnormal coordinates with no quantization: the float floor underflows; a floor of the
+    // working cube's own keeps the weld grid finite (it overflowed an index in a stress test).
+    let tiny = 1e-44;
+    let mesh = IndexedMesh::new(
+        vec![Vec3::ZERO, Vec3::new(tiny, 0.0, 0.0), Vec3::new(0.0, tiny, 0.0), Vec3::new(0.0, 0.0, tiny)],
+        vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+    )
+    .unwrap();
+    let d = decompose(&mesh, &DecomposeOptions { quantization: 0.0, ..Default::default() }).unwrap();
+    assert_eq!(d.hulls.iter().map(|h| h.source_triangles.len()).sum::<usize>() + d.degenerate_triangles, 4);
+    // A quantization as large as the cube: every triangle is in a hull or counted (five of
+    // cube-notch's 108 were in neither).
+    let notch = load_mesh(&testdata_file("meshes/cad/cube-notch.obj")).unwrap();
+    let d = decompose(&notch, &DecomposeOptions { quantization: 1000.0, ..Default::default() }).unwrap();
+    let placed: usize = d.hulls.iter().map(|h| h.source_triangles.len()).sum();
+    assert_eq!(placed + d.degenerate_triangles + d.non_finite_triangles, notch.triangle_count());
     // Options out of range are refused.
     let bad = [
         DecomposeOptions { cube: 0.0, ..Default::default() },

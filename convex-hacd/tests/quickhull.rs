@@ -279,3 +279,47 @@ fn nearly_flat_patches_do_not_fold() {
         check(name, &points, &hull);
     }
 }
+
+/// Clouds far from the origin (a stress test's: 200 points on a sphere of radius 100 at 1e5 folded
+/// a face, a hull vertex 0.115 in front of it, 3.2 tolerances; at 1e7 every seed failed). The
+/// planes' thickness has a floor at the rounding of the coordinates it works on, which there was
+/// the whole tolerance: the hull is now built about the points' centre.
+#[test]
+fn clouds_far_from_the_origin_do_not_fold() {
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    let mut f = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        ((s >> 40) as f32 / 16_777_216.0) * 2.0 - 1.0
+    };
+    for (radius, offset) in [(100.0, 1e5), (100.0, 1e7), (1000.0, 1e7), (1.0, 1e4)] {
+        for round in 0..4 {
+            let mut points = Vec::new();
+            while points.len() < 200 {
+                let v = Vec3::new(f(), f(), f());
+                let l = v.length();
+                if l > 0.1 && l <= 1.0 {
+                    points.push(v / l * radius + Vec3::splat(offset));
+                }
+            }
+            let name = format!("radius {radius} at {offset}, round {round}");
+            check(&name, &points, &convex_hull(&points).unwrap_or_else(|e| panic!("{name}: {e}")));
+        }
+    }
+}
+
+/// The corners of a box at +-f32::MAX: the extent overflowed `f32`, the default tolerance became
+/// infinite, and every point was one (`AllCoincident`).
+#[test]
+fn a_box_at_the_float_range_is_a_box() {
+    let m = f32::MAX;
+    let points: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(if i & 1 == 0 { -m } else { m }, if i & 2 == 0 { -m } else { m }, if i & 4 == 0 { -m } else { m })
+        })
+        .collect();
+    let hull = convex_hull(&points).expect("a hull");
+    assert_eq!((hull.vertices.len(), hull.triangles.len()), (8, 12));
+    assert!(hull.tolerance.is_finite());
+}
