@@ -131,29 +131,18 @@ impl Samples {
 
     /// Whether some sample lies within `radius` of `p`.
     pub(crate) fn any_within(&self, p: DVec3, radius: f64) -> bool {
-        if self.positions.is_empty() || !(radius > 0.0) {
-            return false;
-        }
-        let r = DVec3::splat(radius);
-        let (c0, c1) = (self.cell_coords(p - r), self.cell_coords(p + r));
-        let r2 = radius * radius;
-        for z in c0[2]..=c1[2] {
-            for y in c0[1]..=c1[1] {
-                let row = self.dims[0] * (y + self.dims[1] * z);
-                let start = self.cell_start[row + c0[0]] as usize;
-                let end = self.cell_start[row + c1[0] + 1] as usize;
-                if self.positions[start..end].iter().any(|q| q.distance_squared(p) <= r2) {
-                    return true;
-                }
-            }
-        }
-        false
+        radius > 0.0 && self.search(p, radius, true).is_some()
     }
 
     /// The distance from `p` to the nearest sample when one lies within `radius`, else `None`.
-    /// Searches shells of cells outward from `p`'s own and stops once no farther shell can hold
-    /// a nearer sample, so the cost follows the distance found, not `radius`.
     pub(crate) fn nearest_within(&self, p: DVec3, radius: f64) -> Option<f64> {
+        self.search(p, radius, false)
+    }
+
+    /// Searches shells of cells outward from `p`'s own for samples within `radius`, and stops
+    /// once no farther shell can hold a nearer one (or, with `first`, at the first found), so the
+    /// cost follows the distance found, not `radius`. Returns the distance to the nearest found.
+    fn search(&self, p: DVec3, radius: f64, first: bool) -> Option<f64> {
         if self.positions.is_empty() || !(radius >= 0.0) {
             return None;
         }
@@ -165,7 +154,7 @@ impl Samples {
         let mut best = radius * radius;
         let mut found = false;
         let reach = (0..3).map(|k| (centre[k] - lo[k]).max(hi[k] - centre[k])).max().unwrap_or(0);
-        for shell in 0..=reach {
+        'shells: for shell in 0..=reach {
             // Every sample in this shell or beyond is at least (shell - 1) cells away from `p`.
             let near = (shell as f64 - 1.0).max(0.0) * cell;
             if found && near * near > best {
@@ -198,6 +187,9 @@ impl Samples {
                         if shell > 0 && centre[0] + shell <= hi[0] {
                             scan(centre[0] + shell, centre[0] + shell);
                         }
+                    }
+                    if first && found {
+                        break 'shells;
                     }
                 }
             }

@@ -1080,13 +1080,14 @@ fn absorb(
 }
 
 /// How far the merged hull of two nodes sticks out: over samples (at `spacing`) of its new
-/// surface, the largest distance to the nearest sample of the input surface; `None` when some
+/// surface, the largest distance to the nearest sample of the input surface, and whether the
+/// hull (left in `scratch.raw`) was grown; `None` when some
 /// sample has none within `cx.limit` (or no hull exists). New surface is what lies on neither
 /// part's surface: a triangle of one part's points lies in that part and on the merged hull's
 /// surface, so on the part's; a triangle of both parts' points is sampled, and where it lies in
 /// a part's face plane, samples inside that part are skipped.
-fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut Scratch) -> Option<f64> {
-    let (first, second, _) = merge_hulls(na, nb, cx.eps, scratch)?;
+fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut Scratch) -> Option<(f64, bool)> {
+    let (first, second, grown) = merge_hulls(na, nb, cx.eps, scratch)?;
     let eps = cx.eps;
     let split = first.shape.points.len() as u32;
     let Scratch { raw, points, surface, .. } = scratch;
@@ -1115,13 +1116,20 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
             }
         }
     }
-    Some(worst)
+    Some((worst, grown))
 }
 
 /// The second phase ([`DecomposeOptions::merge_distance`], limit `cx.limit`): over the edges left
 /// between live nodes, merges the pair with the smallest [`distance_cost`] while one is within
-/// the limit, and costs the merged node's edges again. Serial, in heap order (cost, then edge
-/// index): the same merges on any thread count. Returns the number of merges.
+/// the limit. Serial, in heap order (cost, clean before dirty, edge index): the same merges on
+/// any thread count. Returns the number of merges.
+///
+/// Re-costing is lazy, as in the first phase, but without its lower bound: a merge marks the
+/// merged node's edges dirty under their old cost (or the limit, for an edge that had none), and
+/// a dirty edge is costed again when it reaches the top. A node that absorbs its neighbours one
+/// by one (a plate and its pockets) would otherwise re-cost all of its edges at every merge. The
+/// old cost is not a bound here (a larger hull can stick out less), so the order is a heuristic;
+/// every merge is still costed on its current nodes and within the limit.
 fn merge_close(
     nodes: &mut [Node],
     edges: &mut [Edge],
@@ -1132,16 +1140,9 @@ fn merge_close(
     recorder: &mut Option<Recorder>,
 ) -> usize {
     let mut heap = BinaryHeap::new();
-    let cost = |x: u32, nodes: &[Node], edges: &mut [Edge], scratch: &mut Scratch, heap: &mut BinaryHeap<_>| {
-        let edge = &mut edges[x as usize];
-        edge.version += 1;
-        let (na, nb) = (&nodes[edge.a as usize], &nodes[edge.b as usize]);
-        if let Some(c) = distance_cost(na, nb, cx, spacing, scratch) {
-            heap.push(Reverse((c.to_bits(), x, edge.version)));
-        }
-    };
     // The first costs of every edge left, in parallel where there is more than one thread (each
-    // depends on its two nodes alone: the same costs on any thread count).
+    // depends on its two nodes alone: the same costs on any thread count). An edge within the
+    // limit keeps its merged hull for the merge.
     let live: Vec<u32> = (0..edges.len() as u32)
         .filter(|&x| {
             let edge = &edges[x as usize];
@@ -1150,33 +1151,62 @@ fn merge_close(
         .collect();
     let first = |scratch: &mut Scratch, &x: &u32| {
         let edge = &edges[x as usize];
-        distance_cost(&nodes[edge.a as usize], &nodes[edge.b as usize], cx, spacing, scratch)
+        let (c, grown) = distance_cost(&nodes[edge.a as usize], &nodes[edge.b as usize], cx, spacing, scratch)?;
+        Some((c, Shape { grown, ..Shape::from_raw(scratch) }))
     };
     #[cfg(feature = "parallel")]
-    let costs: Vec<Option<f64>> = if live.len() > 1 && rayon::current_num_threads() > 1 {
+    let costs: Vec<Option<(f64, Shape)>> = if live.len() > 1 && rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
         live.par_iter().map_init(Scratch::default, first).collect()
     } else {
         live.iter().map(|x| first(scratch, x)).collect()
     };
     #[cfg(not(feature = "parallel"))]
-    let costs: Vec<Option<f64>> = live.iter().map(|x| first(scratch, x)).collect();
+    let costs: Vec<Option<(f64, Shape)>> = live.iter().map(|x| first(scratch, x)).collect();
+    // Phase one's costs, bounds and flags mean nothing here: every live edge starts clean.
+    for &x in &live {
+        let edge = &mut edges[x as usize];
+        edge.dirty = false;
+        edge.cost = f64::INFINITY;
+        if let Some(old) = edge.merged.take() {
+            scratch.recycle(old);
+        }
+    }
     for (&x, c) in live.iter().zip(costs) {
         let edge = &mut edges[x as usize];
         edge.version += 1;
-        if let Some(c) = c {
-            heap.push(Reverse((c.to_bits(), x, edge.version)));
+        if let Some((c, merged)) = c {
+            edge.cost = c;
+            edge.merged = Some(merged);
+            heap.push(Reverse((c.to_bits(), CLEAN, x, edge.version)));
         }
     }
     let mut merges = 0;
-    while let Some(Reverse((bits, e, version))) = heap.pop() {
+    while let Some(Reverse((bits, _, e, version))) = heap.pop() {
         let edge = &edges[e as usize];
         if !edge.alive || edge.version != version {
             continue;
         }
+        if f64::from_bits(bits) > cx.limit {
+            break;
+        }
         let (a, b) = (edge.a as usize, edge.b as usize);
-        let Some((_, _, grown)) = merge_hulls(&nodes[a], &nodes[b], cx.eps, scratch) else { continue };
-        let merged = Shape { grown, ..Shape::from_raw(scratch) };
+        if edge.dirty {
+            let edge = &mut edges[e as usize];
+            edge.dirty = false;
+            edge.version += 1;
+            edge.cost = f64::INFINITY;
+            let (na, nb) = (&nodes[a], &nodes[b]);
+            if let Some((c, grown)) = distance_cost(na, nb, cx, spacing, scratch) {
+                edge.cost = c;
+                edge.merged = Some(Shape { grown, ..Shape::from_raw(scratch) });
+                heap.push(Reverse((c.to_bits(), CLEAN, e, edge.version)));
+            }
+            continue;
+        }
+        // Kept by the edge's clean cost (its nodes have not changed since: a change makes it
+        // dirty under a new version).
+        let Some(merged) = edges[e as usize].merged.take() else { continue };
         let distance = f64::from_bits(bits);
         if let Some(rec) = recorder.as_mut() {
             rec.push(&nodes[a].shape, &nodes[b].shape, &merged, distance, cx.mesh);
@@ -1184,8 +1214,18 @@ fn merge_close(
         absorb(nodes, edges, mark, e, merged, distance, scratch);
         merges += 1;
         for k in 0..nodes[a].edges.len() {
-            let x = nodes[a].edges[k];
-            cost(x, nodes, edges, scratch, &mut heap);
+            let edge = &mut edges[nodes[a].edges[k] as usize];
+            // An edge already dirty keeps its one heap entry.
+            if edge.dirty {
+                continue;
+            }
+            edge.dirty = true;
+            edge.version += 1;
+            if let Some(old) = edge.merged.take() {
+                scratch.recycle(old);
+            }
+            let key = edge.cost.min(cx.limit);
+            heap.push(Reverse((key.to_bits(), DIRTY, nodes[a].edges[k], edge.version)));
         }
     }
     merges
