@@ -39,7 +39,7 @@ pub struct DecomposeOptions {
     pub sample_spacing: f32,
     /// After the seed's collapses, neighbouring hulls are merged, closest first, while every sample
     /// of the merged hull's new surface (the part on neither hull, sampled at `sample_spacing`)
-    /// lies within this distance of a sample of the input surface: a bound on how far the merge
+    /// lies within this distance of the input surface: a bound on how far the merge
     /// sticks out, as CoACD measures, where the seed's error measures how deep a ray runs into
     /// what it seals (refusing, for example, a cup's neighbouring wall segments, whose merged
     /// hull lies within 13 units of the wall but over floor samples whose rays run up to the rim).
@@ -140,6 +140,8 @@ struct Scratch {
     scan: ScanScratch,
     /// Samples of a merged hull's new surface ([`distance_cost`]).
     surface: Vec<(DVec3, DVec3)>,
+    /// Triangles already measured by one distance query ([`Samples::surface_within`]).
+    seen: Vec<u32>,
     /// Hulls no longer needed, whose buffers [`Shape::from_raw`] fills again instead of
     /// allocating (most evaluations keep their hull, and most kept hulls are dropped unused).
     spare: Vec<Shape>,
@@ -1016,6 +1018,12 @@ fn cap_vertices(shape: &Shape, cap: usize, eps: f64, scratch: &mut Scratch) -> (
     }
 }
 
+/// Distance from `p` to triangle `t` of the prepared mesh.
+fn triangle_distance(p: DVec3, t: u32, mesh: &Prepared) -> f64 {
+    let [a, b, c] = mesh.triangles[t as usize].map(|v| mesh.positions[v as usize]);
+    p.distance(closest_on_triangle(p, a, b, c))
+}
+
 /// Distance from `p` to the surface of `shape` (closest point on any triangle).
 fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
     shape
@@ -1080,7 +1088,7 @@ fn absorb(
 }
 
 /// How far the merged hull of two nodes sticks out: over samples (at `spacing`) of its new
-/// surface, the largest distance to the nearest sample of the input surface, and whether the
+/// surface, the largest distance to the input surface ([`Samples::surface_within`]), and whether the
 /// hull (left in `scratch.raw`) was grown; `None` when some
 /// sample has none within `cx.limit` (or no hull exists). New surface is what lies on neither
 /// part's surface: a triangle of one part's points lies in that part and on the merged hull's
@@ -1090,12 +1098,13 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
     let (first, second, grown) = merge_hulls(na, nb, cx.eps, scratch)?;
     let eps = cx.eps;
     let split = first.shape.points.len() as u32;
-    let Scratch { raw, points, surface, .. } = scratch;
+    let Scratch { raw, points, surface, seen, .. } = scratch;
     let inside = |shape: &Shape, p: DVec3| !shape.planes.iter().any(|q| q.distance(p) > eps);
     let coplanar = |shape: &Shape, plane: &Plane| {
         shape.planes.iter().any(|q| q.normal.dot(plane.normal) >= 1.0 - 1e-9 && (q.offset - plane.offset).abs() <= eps)
     };
-    let mut worst = 0.0f64;
+    // The samples of the new surface.
+    surface.clear();
     for (t, tri) in raw.triangles.iter().enumerate() {
         let from_first = tri.iter().filter(|&&i| i < split).count();
         if from_first == 0 || from_first == 3 {
@@ -1104,17 +1113,38 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
         let plane = &raw.planes[raw.triangle_planes[t] as usize];
         let (on_first, on_second) = (coplanar(&first.shape, plane), coplanar(&second.shape, plane));
         let [a, b, c] = tri.map(|i| points[i as usize]);
-        surface.clear();
+        let start = surface.len();
         sample_triangle(a, b, c, spacing, surface);
-        for &(p, _) in surface.iter() {
-            if (on_first && inside(&first.shape, p)) || (on_second && inside(&second.shape, p)) {
-                continue;
+        if on_first || on_second {
+            let mut k = start;
+            for i in start..surface.len() {
+                let p = surface[i].0;
+                if !((on_first && inside(&first.shape, p)) || (on_second && inside(&second.shape, p))) {
+                    surface[k] = surface[i];
+                    k += 1;
+                }
             }
-            // A sample with an input sample within `worst` cannot raise it.
-            if !cx.samples.any_within(p, worst) {
-                worst = worst.max(cx.samples.nearest_within(p, cx.limit)?);
-            }
+            surface.truncate(k);
         }
+    }
+    let mut worst = 0.0f64;
+    // Most costed edges are refused, by a sample far from the surface that a sparse pass finds
+    // first (an input sample within the limit settles most of its samples at once).
+    for &(p, _) in surface.iter().step_by(8) {
+        if !cx.samples.any_within(p, cx.limit) {
+            worst = worst.max(cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen)?.0);
+        }
+    }
+    let mut last = None;
+    for &(p, _) in surface.iter() {
+        // A sample within `worst` of the triangle nearest the previous one (neighbouring samples
+        // mostly share it), or of an input sample, cannot raise it.
+        if last.is_some_and(|t| triangle_distance(p, t, cx.mesh) <= worst) || cx.samples.any_within(p, worst) {
+            continue;
+        }
+        let (d, t) = cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen)?;
+        worst = worst.max(d);
+        last = Some(t);
     }
     Some((worst, grown))
 }
