@@ -33,6 +33,33 @@ pub(crate) struct Samples {
     cell_start: Vec<u32>,
 }
 
+/// Triangles already measured by one [`Samples::surface_within`] query: a stamp per triangle,
+/// so that a query clears nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Visited {
+    marks: Vec<u32>,
+    stamp: u32,
+}
+
+impl Visited {
+    /// Starts a query over `n` triangles.
+    fn start(&mut self, n: usize) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 || self.marks.len() != n {
+            self.marks.clear();
+            self.marks.resize(n, 0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Marks triangle `t`; false when it was marked already in this query.
+    fn insert(&mut self, t: u32) -> bool {
+        let fresh = self.marks[t as usize] != self.stamp;
+        self.marks[t as usize] = self.stamp;
+        fresh
+    }
+}
+
 /// Buffers of [`Samples::concavity`], reused across calls.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ScanScratch {
@@ -147,8 +174,7 @@ impl Samples {
     }
 
     /// The distance from `p` to the nearest sample when one lies within `radius`, else `None`.
-    #[cfg(test)]
-    fn nearest_within(&self, p: DVec3, radius: f64) -> Option<f64> {
+    pub(crate) fn nearest_within(&self, p: DVec3, radius: f64) -> Option<f64> {
         self.search(p, radius, false)
     }
 
@@ -160,21 +186,20 @@ impl Samples {
     /// samples runs at half its height and so along half its length, can be farther from its
     /// samples, and there the answer stays an upper bound (the unit test: exact on 97% or more of
     /// random points, never below the true distance).
-    /// Returns the distance and the nearest triangle found.
     pub(crate) fn surface_within(
         &self,
         p: DVec3,
         radius: f64,
         reach: f64,
         mesh: &Prepared,
-        seen: &mut Vec<u32>,
-    ) -> Option<(f64, u32)> {
+        seen: &mut Visited,
+    ) -> Option<f64> {
         let nearest = self.search(p, radius + reach, false)?;
         let r = nearest.min(radius) + reach;
         let rr = r * r;
         let (lo, hi) = (self.cell_coords(p - DVec3::splat(r)), self.cell_coords(p + DVec3::splat(r)));
-        seen.clear();
-        let (mut best, mut nearest_triangle) = (nearest, u32::MAX);
+        seen.start(mesh.triangles.len());
+        let mut best = nearest;
         for z in lo[2]..=hi[2] {
             for y in lo[1]..=hi[1] {
                 let row = self.dims[0] * (y + self.dims[1] * z);
@@ -184,19 +209,15 @@ impl Samples {
                         continue;
                     }
                     let t = self.triangles[i];
-                    if seen.contains(&t) {
+                    if !seen.insert(t) {
                         continue;
                     }
-                    seen.push(t);
                     let [a, b, c] = mesh.triangles[t as usize].map(|v| mesh.positions[v as usize]);
-                    let d = p.distance(closest_on_triangle(p, a, b, c));
-                    if d < best || nearest_triangle == u32::MAX {
-                        (best, nearest_triangle) = (d.min(best), t);
-                    }
+                    best = best.min(p.distance(closest_on_triangle(p, a, b, c)));
                 }
             }
         }
-        (best <= radius).then_some((best, nearest_triangle))
+        (best <= radius).then_some(best)
     }
 
     /// Searches shells of cells outward from `p`'s own for samples within `radius`, and stops
@@ -502,7 +523,7 @@ mod tests {
                     .fold(f64::INFINITY, f64::min);
                 // Never below the true distance nor above the nearest sample's; exact unless the
                 // nearest triangle is a needle whose far end has no sample near.
-                let got = samples.surface_within(p, radius, 15.0, &prep, &mut Vec::new()).map(|(d, _)| d);
+                let got = samples.surface_within(p, radius, 15.0, &prep, &mut Visited::default());
                 match got {
                     Some(d) => {
                         assert!(d >= truth - 1e-9 && d <= brute.min(radius) + 1e-9, "{p}: {d} vs {truth}, {brute}");
