@@ -5,7 +5,10 @@
 //! [`decompose`] takes any [`TriangleSource`](voxel_core::TriangleSource): it scales the mesh into
 //! a fixed cube, welds vertices within `s`, drops degenerate triangles, and then collapses the dual
 //! graph (one node per triangle, one edge per shared mesh edge) cheapest edge first, as long as the
-//! merged hull seals no concavity deeper than the limit. The input surface itself is the starting
+//! merged hull seals no concavity deeper than the limit. A second phase, beyond the seed, then merges
+//! neighbouring hulls while the merged hull's new surface stays within
+//! [`DecomposeOptions::merge_distance`] of the input surface (a bound on how far it sticks out,
+//! where the seed's error bounds how deep it seals). The input surface itself is the starting
 //! point: no voxelization, so doorways and ledges keep their shape. [`convex_hull`] is the hull
 //! builder on its own.
 //! [`tightness`] scores any set of hulls (ours, V-HACD's, CoACD's) by how far they stick out of
@@ -57,13 +60,17 @@
 //!   [`decompose`] fail ([`DecomposeError`]).
 //! - **Deterministic**: the same input gives the same hulls bit for bit, for any number of rayon
 //!   threads (the `parallel` feature, on by default, builds the one-triangle nodes and evaluates
-//!   the initial edge costs in parallel).
+//!   the initial edge costs of both phases in parallel).
 //!
 //! # Known limits
 //!
 //! - The concavity error is the seed's: the longest ray from a sample inside the merged hull
 //!   along its surface normal. It measures depth, not width, so a hull that bridges a narrow
-//!   sliver of a deep cavity (the inside of a cup's wall) counts the cavity's depth.
+//!   sliver of a deep cavity (the inside of a cup's wall) counts the cavity's depth; the distance
+//!   phase then merges such neighbours when they stick out by less than its limit.
+//! - The distance phase bounds the new surface at its samples (the sample spacing apart); between
+//!   them a face can stand up to about 0.7 spacings farther from the input. A crack or slot
+//!   narrower than twice the limit can be bridged by it, as CoACD bridges them.
 //!   Where no ray can see a gap (a solid hull thinner than half the limit, or than 2% of its own
 //!   size, spanning a hole of a thin plate), the seed's flat-hull area test is applied along the
 //!   thin direction as well; a hull thicker than both can still span a cut-out no ray sees.
