@@ -360,22 +360,25 @@ fn the_angle_block_stays_within_two_percent() {
 
 /// The second phase merges neighbours that the seed's ray error refuses (the cup's wall segments:
 /// floor samples under the sliver between two segments' inner chord and the wall run up to the
-/// rim), and the merged hulls still stay within 2% of the diagonal by the independent scorer.
-/// Turned off (`merge_distance: 0`), the seed's collapses alone remain.
+/// rim), only ever joins the seed's hulls, and leaves every test mesh within 2% of its diagonal by
+/// the independent scorer. Turned off (`merge_distance: 0`), the seed's collapses alone remain.
 #[test]
 fn merging_by_distance_joins_what_the_ray_error_refuses() {
     use convex_hacd::{TightnessOptions, tightness};
-    for file in ["meshes/concave/cup.obj", "meshes/furniture/chair-gothic.obj"] {
-        let mesh = load_mesh(&testdata_file(file)).unwrap();
+    for path in data_files("meshes", &["obj", "stl"]) {
+        let file = name(&path);
+        let mesh = load_mesh(&path).unwrap();
         let seed_only = decompose(&mesh, &DecomposeOptions { merge_distance: 0.0, ..Default::default() }).unwrap();
         let merged = decompose(&mesh, &DecomposeOptions::default()).unwrap();
-        check_decomposition(file, &mesh, &merged);
-        assert!(
-            merged.hulls.len() < seed_only.hulls.len(),
-            "{file}: {} hulls with merging, {} without",
-            merged.hulls.len(),
-            seed_only.hulls.len()
-        );
+        assert!(merged.hulls.len() <= seed_only.hulls.len(), "{file}");
+        if ["cup.obj", "chair-gothic.obj", "chess-table.obj"].contains(&file.as_str()) {
+            assert!(
+                merged.hulls.len() < seed_only.hulls.len(),
+                "{file}: {} hulls with merging, {} without",
+                merged.hulls.len(),
+                seed_only.hulls.len()
+            );
+        }
         // Every seed-only hull lies within one merged hull: the phase only joins.
         for hull in &seed_only.hulls {
             let t = hull.source_triangles[0];
@@ -384,6 +387,12 @@ fn merging_by_distance_joins_what_the_ray_error_refuses() {
         }
         let hulls = merged.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
         let score = tightness(&mesh, hulls, &TightnessOptions::default()).expect("scores");
+        eprintln!(
+            "{file:<28} {:>4} -> {:>4} hulls, farthest {:.2}%",
+            seed_only.hulls.len(),
+            merged.hulls.len(),
+            100.0 * score.farthest
+        );
         assert!(score.farthest <= 0.02, "{file}: farthest {:.2}% of the diagonal", 100.0 * score.farthest);
     }
 }
