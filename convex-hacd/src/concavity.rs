@@ -151,11 +151,11 @@ impl Samples {
     }
 
     fn cell_coords(&self, p: DVec3) -> [usize; 3] {
-        let c = ((p - self.origin) * self.inv_cell).max(DVec3::ZERO);
+        let c = (p - self.origin) * self.inv_cell;
         // Clamped: points outside the grid's box read the border cells (their samples are tested
-        // against the exact box anyway). Truncation is the floor of the non-negative (and NaN
-        // becomes 0 through `max`); `floor` itself is a libm call on x86_64's baseline, and was
-        // a fifth of the distance phase's queries.
+        // against the exact box anyway). The cast saturates negatives and NaN to 0 and truncates
+        // the rest, which is their floor: the same cells as `floor` gave, without its libm call
+        // (x86_64's baseline has no rounding instruction), a fifth of the distance phase's queries.
         [
             (c.x as usize).min(self.dims[0] - 1),
             (c.y as usize).min(self.dims[1] - 1),

@@ -27,7 +27,8 @@ pub struct DecomposeOptions {
     pub cube: f32,
     /// Quantization distance `s` (the seed's `ConnectDist`): vertices closer than this are welded, points
     /// within it of a plane are on the plane, and a set that fits in a slab this wide is flat.
-    /// Raised to the float floor of the input when smaller. Default 0.1.
+    /// Raised to the float floor of the input when smaller (and never below 1e-9 of the cube, for
+    /// inputs whose float floor underflows). Default 0.1.
     pub quantization: f32,
     /// The largest concavity error an edge collapse may add (the seed's `Concavity`). Default 10 (1% of the
     /// cube, the seed's). 20 gives about a third fewer hulls, a little looser and slower on smooth
@@ -37,7 +38,7 @@ pub struct DecomposeOptions {
     /// surface, so a closed cube of side 1000 gets 60 000. A spacing that would take more than
     /// [`MAX_SAMPLES`] samples for the mesh is an error.
     pub sample_spacing: f32,
-    /// After the seed's collapses, neighbouring hulls are merged, closest first, while every sample
+    /// After the seed's collapses, neighbouring hulls are merged, roughly closest first, while every sample
     /// of the merged hull's new surface (the part on neither hull, sampled at `sample_spacing`)
     /// lies within this distance of the input surface: a bound on how far the merge
     /// sticks out, as CoACD measures, where the seed's error measures how deep a ray runs into
@@ -1095,8 +1096,14 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
     let split = first.shape.points.len() as u32;
     let Scratch { raw, points, surface, seen, .. } = scratch;
     let inside = |shape: &Shape, p: DVec3| !shape.planes.iter().any(|q| q.distance(p) > eps);
-    let coplanar = |shape: &Shape, plane: &Plane| {
-        shape.planes.iter().any(|q| q.normal.dot(plane.normal) >= 1.0 - 1e-9 && (q.offset - plane.offset).abs() <= eps)
+    // A triangle lies in a face plane of a part when its corners all do (within `s`, as the
+    // planes are thick), facing the same way: comparing the normals instead is too strict, as the
+    // same face built from other points tilts by about s over its size.
+    let coplanar = |shape: &Shape, plane: &Plane, corners: &[DVec3; 3]| {
+        shape
+            .planes
+            .iter()
+            .any(|q| q.normal.dot(plane.normal) > 0.0 && corners.iter().all(|&c| q.distance(c).abs() <= eps))
     };
     // The samples of the new surface.
     surface.clear();
@@ -1106,10 +1113,17 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
             continue;
         }
         let plane = &raw.planes[raw.triangle_planes[t] as usize];
-        let (on_first, on_second) = (coplanar(&first.shape, plane), coplanar(&second.shape, plane));
-        let [a, b, c] = tri.map(|i| points[i as usize]);
+        let corners = tri.map(|i| points[i as usize]);
+        let (on_first, on_second) = (coplanar(&first.shape, plane, &corners), coplanar(&second.shape, plane, &corners));
+        let [a, b, c] = corners;
         let start = surface.len();
         sample_triangle(a, b, c, spacing, surface);
+        // And along the edges: a sliver's one row of samples runs at half its height, along half
+        // its length, so its ends would stand unmeasured.
+        for (p, q) in [(a, b), (b, c), (c, a)] {
+            let n = (p.distance(q) / spacing).ceil().max(1.0) as usize;
+            surface.extend((1..n).map(|k| (p.lerp(q, k as f64 / n as f64), DVec3::ZERO)));
+        }
         if on_first || on_second {
             let mut k = start;
             for i in start..surface.len() {
@@ -1183,7 +1197,7 @@ fn merge_close(
     #[cfg(feature = "parallel")]
     let costs: Vec<Option<(f64, Shape)>> = if live.len() > 1 && rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
-        live.par_iter().map_init(Scratch::default, first).collect()
+        live.par_iter().with_min_len(4).map_init(Scratch::default, first).collect()
     } else {
         live.iter().map(|x| first(scratch, x)).collect()
     };
@@ -1213,9 +1227,9 @@ fn merge_close(
         if !edge.alive || edge.version != version {
             continue;
         }
-        if f64::from_bits(bits) > cx.limit {
-            break;
-        }
+        // Clean costs are within the limit (`distance_cost` refuses the rest), dirty keys are
+        // clamped to it.
+        debug_assert!(f64::from_bits(bits) <= cx.limit);
         let (a, b) = (edge.a as usize, edge.b as usize);
         if edge.dirty {
             let edge = &mut edges[e as usize];

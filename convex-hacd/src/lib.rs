@@ -68,12 +68,13 @@
 //!   along its surface normal. It measures depth, not width, so a hull that bridges a narrow
 //!   sliver of a deep cavity (the inside of a cup's wall) counts the cavity's depth; the distance
 //!   phase then merges such neighbours when they stick out by less than its limit.
-//! - The distance phase bounds the new surface at its samples (the sample spacing apart); between
-//!   them a face can stand up to about 0.7 spacings farther from the input. A crack or slot
-//!   narrower than twice the limit can be bridged by it, as CoACD bridges them.
 //!   Where no ray can see a gap (a solid hull thinner than half the limit, or than 2% of its own
 //!   size, spanning a hole of a thin plate), the seed's flat-hull area test is applied along the
 //!   thin direction as well; a hull thicker than both can still span a cut-out no ray sees.
+//! - The distance phase bounds the new surface at its samples (inside each new triangle and along
+//!   its edges, the sample spacing apart); between them a face can stand up to about 0.7
+//!   spacings farther from the input. A crack or slot narrower than twice the limit can be
+//!   bridged by it, as CoACD bridges them.
 //! - Internal faces (two closed parts glued on a duplicated face) face into the neighbouring
 //!   part and block merges across it; double-sided surfaces block merges whose hull bulges over
 //!   the back side by more than the limit.

@@ -30,7 +30,9 @@ pub struct Step {
     pub b: RecordedHull,
     /// Their merged hull.
     pub merged: RecordedHull,
-    /// The concavity error of the merge, in input units.
+    /// The error of the merge, in input units: the concavity error for the seed's collapses, the
+    /// distance for [`DecomposeOptions::merge_distance`](crate::DecomposeOptions::merge_distance)'s
+    /// merges (which come after them).
     pub error: f32,
 }
 

@@ -287,13 +287,17 @@ fn the_recorder_exports_every_collapse() {
     let mesh = load_mesh(&testdata_file("meshes/cad/cube-notch.obj")).unwrap();
     let d = decompose(&mesh, &DecomposeOptions { record: true, ..Default::default() }).unwrap();
     let rec = d.recording.as_ref().unwrap();
+    let (lo, hi) =
+        mesh.positions().iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let extent = (hi - lo).max_element();
     assert_eq!(rec.steps.len() + d.hulls.len() + d.degenerate_triangles, mesh.triangle_count());
     for (i, step) in rec.steps.iter().enumerate() {
         for v in &step.merged.vertices {
             assert!(step.a.vertices.contains(v) || step.b.vertices.contains(v), "step {i}: vertex {v} from nowhere");
         }
+        // Errors are in input units, the limits in the cube's (the mesh's largest side).
         let o = DecomposeOptions::default();
-        assert!(step.error <= o.concavity.max(o.merge_distance));
+        assert!(step.error <= o.concavity.max(o.merge_distance) * extent / o.cube * 1.0001, "step {i}");
     }
     let dir = std::env::temp_dir().join(format!("convex-hacd-recorder-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
