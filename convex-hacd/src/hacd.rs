@@ -1118,10 +1118,16 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
         let [a, b, c] = corners;
         let start = surface.len();
         sample_triangle(a, b, c, spacing, surface);
-        // And along the edges: a sliver's one row of samples runs at half its height, along half
-        // its length, so its ends would stand unmeasured.
-        for (p, q) in [(a, b), (b, c), (c, a)] {
-            let n = (p.distance(q) / spacing).ceil().max(1.0) as usize;
+        // A sliver (one row of samples: under 1.5 spacings tall over its longest edge) is also
+        // sampled along that edge: its one row runs at half its height, along half its length,
+        // so its ends would stand unmeasured. Taller triangles' rows reach within about a
+        // spacing of every point.
+        let (p, q) = [(a, b), (b, c), (c, a)]
+            .into_iter()
+            .fold((a, a), |m, e| if e.0.distance_squared(e.1) > m.0.distance_squared(m.1) { e } else { m });
+        let longest = p.distance(q);
+        if longest > spacing && (b - a).cross(c - a).length() < 1.5 * spacing * longest {
+            let n = (longest / spacing).ceil() as usize;
             surface.extend((1..n).map(|k| (p.lerp(q, k as f64 / n as f64), DVec3::ZERO)));
         }
         if on_first || on_second {

@@ -71,9 +71,9 @@
 //!   Where no ray can see a gap (a solid hull thinner than half the limit, or than 2% of its own
 //!   size, spanning a hole of a thin plate), the seed's flat-hull area test is applied along the
 //!   thin direction as well; a hull thicker than both can still span a cut-out no ray sees.
-//! - The distance phase bounds the new surface at its samples (inside each new triangle and along
-//!   its edges, the sample spacing apart); between them a face can stand up to about 0.7
-//!   spacings farther from the input. A crack or slot narrower than twice the limit can be
+//! - The distance phase bounds the new surface at its samples (inside each new triangle, and
+//!   along a sliver's longest edge, the sample spacing apart); between them a face can stand up
+//!   to about 0.7 spacings farther from the input. A crack or slot narrower than twice the limit can be
 //!   bridged by it, as CoACD bridges them.
 //! - Internal faces (two closed parts glued on a duplicated face) face into the neighbouring
 //!   part and block merges across it; double-sided surfaces block merges whose hull bulges over
