@@ -1156,9 +1156,10 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
     for &(p, _) in surface.iter().step_by(8) {
         worst = worst.max(distance(p, seen)?);
     }
-    for &(p, _) in surface.iter() {
+    // The rest (the sparse pass's samples are in `worst` already).
+    for (i, &(p, _)) in surface.iter().enumerate() {
         // A sample with an input sample within `worst` cannot raise it.
-        if !cx.samples.any_within(p, worst) {
+        if i % 8 != 0 && !cx.samples.any_within(p, worst) {
             worst = worst.max(distance(p, seen)?);
         }
     }

@@ -53,7 +53,7 @@ pub fn convex_hull(points: &[Vec3]) -> Result<Hull, HullError> {
     // In f64: the extent of points at +-f32::MAX overflows f32 (an infinite tolerance made every
     // point one).
     let extent = (hi.as_dvec3() - lo.as_dvec3()).max_element();
-    hull_with(points, (f64::from(DEFAULT_RELATIVE_TOLERANCE) * extent) as f32, &mut HullScratch::default())
+    hull_with(points, (lo, hi), (f64::from(DEFAULT_RELATIVE_TOLERANCE) * extent) as f32, &mut HullScratch::default())
 }
 
 /// The convex hull of `points` with tolerance `tolerance` (in the points' units; raised to the
@@ -62,8 +62,8 @@ pub fn convex_hull_with_tolerance(points: &[Vec3], tolerance: f32) -> Result<Hul
     if !(tolerance >= 0.0 && tolerance.is_finite()) {
         return Err(HullError::InvalidTolerance);
     }
-    bounds(points)?;
-    hull_with(points, tolerance, &mut HullScratch::default())
+    let bounds = bounds(points)?;
+    hull_with(points, bounds, tolerance, &mut HullScratch::default())
 }
 
 fn bounds(points: &[Vec3]) -> Result<(Vec3, Vec3), HullError> {
@@ -76,14 +76,19 @@ fn bounds(points: &[Vec3]) -> Result<(Vec3, Vec3), HullError> {
     Ok(points.iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p))))
 }
 
-fn hull_with(points: &[Vec3], tolerance: f32, scratch: &mut HullScratch) -> Result<Hull, HullError> {
-    let max_abs = points.iter().fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+/// The hull of `points`, whose bounding box is `(lo, hi)`.
+fn hull_with(
+    points: &[Vec3],
+    (lo, hi): (Vec3, Vec3),
+    tolerance: f32,
+    scratch: &mut HullScratch,
+) -> Result<Hull, HullError> {
+    let max_abs = lo.abs().max(hi.abs()).max_element();
     let tolerance = tolerance.max(float_floor(max_abs));
     // Built about the points' centre: the planes' thickness has a floor at the rounding of the
     // coordinates it is given, which far from the origin (a cloud of radius 100 at 1e5) was as
     // thick as the tolerance itself and folded hulls. The input's own rounding still sets the
     // tolerance's floor (above).
-    let (lo, hi) = points.iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
     let centre = (lo.as_dvec3() + hi.as_dvec3()) * 0.5;
     let all: Vec<DVec3> = points.iter().map(|p| p.as_dvec3() - centre).collect();
     // Points within the tolerance of an earlier point are the same point (the seed's welding);

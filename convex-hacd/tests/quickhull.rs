@@ -286,13 +286,8 @@ fn nearly_flat_patches_do_not_fold() {
 /// the whole tolerance: the hull is now built about the points' centre.
 #[test]
 fn clouds_far_from_the_origin_do_not_fold() {
-    let mut s = 0x9E37_79B9_7F4A_7C15u64;
-    let mut f = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        ((s >> 40) as f32 / 16_777_216.0) * 2.0 - 1.0
-    };
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut f = || rng.range(-1.0, 1.0);
     for (radius, offset) in [(100.0, 1e5), (100.0, 1e7), (1000.0, 1e7), (1.0, 1e4)] {
         for round in 0..4 {
             let mut points = Vec::new();
