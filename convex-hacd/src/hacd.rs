@@ -1105,7 +1105,19 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
             .iter()
             .any(|q| q.normal.dot(plane.normal) > 0.0 && corners.iter().all(|&c| q.distance(c).abs() <= eps))
     };
-    // The samples of the new surface.
+    // Each sample's distance is taken to the nearest input sample, which overstates the distance
+    // to the surface by up to about 0.7 spacings and costs one grid search; only a sample with no
+    // input sample within the limit is measured to the surface itself (the nearest triangle), so
+    // that the overstatement refuses no merge.
+    let distance = |p: DVec3, seen: &mut Visited| match cx.samples.nearest_within(p, cx.limit) {
+        Some(d) => Some(d),
+        None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen),
+    };
+    // The answer is `None` when some sample has no distance within the limit, else the largest
+    // distance: the same in any order. Most costed edges are refused by a sample far from the
+    // surface, so every eighth sample is measured as soon as its triangle is sampled (a
+    // refusal then skips the rest of the sampling), and the others after all of them.
+    let mut worst = 0.0f64;
     surface.clear();
     for (t, tri) in raw.triangles.iter().enumerate() {
         let from_first = tri.iter().filter(|&&i| i < split).count();
@@ -1141,22 +1153,13 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
             }
             surface.truncate(k);
         }
+        for i in start.next_multiple_of(8)..surface.len() {
+            if i % 8 == 0 {
+                worst = worst.max(distance(surface[i].0, seen)?);
+            }
+        }
     }
-    // Each sample's distance is taken to the nearest input sample, which overstates the distance
-    // to the surface by up to about 0.7 spacings and costs one grid search; only a sample with no
-    // input sample within the limit is measured to the surface itself (the nearest triangle), so
-    // that the overstatement refuses no merge.
-    let distance = |p: DVec3, seen: &mut Visited| match cx.samples.nearest_within(p, cx.limit) {
-        Some(d) => Some(d),
-        None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen),
-    };
-    let mut worst = 0.0f64;
-    // Most costed edges are refused, by a sample far from the surface that a sparse pass finds
-    // first.
-    for &(p, _) in surface.iter().step_by(8) {
-        worst = worst.max(distance(p, seen)?);
-    }
-    // The rest (the sparse pass's samples are in `worst` already).
+    // The rest (the early samples are in `worst` already).
     for (i, &(p, _)) in surface.iter().enumerate() {
         // A sample with an input sample within `worst` cannot raise it.
         if i % 8 != 0 && !cx.samples.any_within(p, worst) {
