@@ -1153,10 +1153,9 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
             }
             surface.truncate(k);
         }
-        for i in start.next_multiple_of(8)..surface.len() {
-            if i % 8 == 0 {
-                worst = worst.max(distance(surface[i].0, seen)?);
-            }
+        let first_early = start.next_multiple_of(8);
+        for &(p, _) in surface.iter().skip(first_early).step_by(8) {
+            worst = worst.max(distance(p, seen)?);
         }
     }
     // The rest (the early samples are in `worst` already).
