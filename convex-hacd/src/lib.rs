@@ -3,7 +3,8 @@
 //! one quantization distance `s` for every tolerance.
 //!
 //! [`decompose`] takes any [`TriangleSource`](voxel_core::TriangleSource): it scales the mesh into
-//! a fixed cube, welds vertices within `s`, drops degenerate triangles, and then collapses the dual
+//! a fixed cube, welds vertices within `s`, drops degenerate triangles, turns closed parts wound
+//! inside-out outward (the concavity rays run along the normals), and then collapses the dual
 //! graph (one node per triangle, one edge per shared mesh edge) cheapest edge first, as long as the
 //! merged hull seals no concavity deeper than the limit. A second phase, beyond the seed, then merges
 //! neighbouring hulls while the merged hull's new surface stays within
