@@ -7,8 +7,8 @@
 //!
 //! Quantization moves vertices by up to half a grid step, so the queries are conservative rather
 //! than exact: every test is widened by [`CompactTree::tolerance`], and a hit the full form finds
-//! is never missed (tested), at a distance no later than the far side of its triangle's widened
-//! box along the ray.
+//! is never missed (tested), at a distance no later than the far side along the ray of its
+//! triangle's box widened twice (see [`CompactTree::cast_ray`]).
 
 use glam::{DVec2, Vec3};
 use voxel_core::{Aabb, Ray, TriangleSource};
@@ -201,8 +201,10 @@ impl CompactTree {
 
     /// A conservative closest hit: `Some` whenever the full form's [`KdTree::cast_ray`] finds a
     /// hit, at a `t` no later than the far side (along the ray) of the box around that triangle
-    /// grown by the tolerance and by a few ulps of its distance from the ray's origin (the
-    /// rounding of the ray's arithmetic there). Bad rays hit nothing.
+    /// grown by twice the sum of the tolerance and a few ulps of its distance from the ray's
+    /// origin (the rounding of the ray's arithmetic there): the stored corners lie up to a
+    /// tolerance from the original ones, and the test grows the stored triangle's box once more.
+    /// Bad rays hit nothing.
     pub fn cast_ray(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> Option<RayHit> {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
         with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {

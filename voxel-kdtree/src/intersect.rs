@@ -111,17 +111,50 @@ fn edge_f64(p: Projected, q: Projected) -> f32 {
 /// lies in `[0, t_max]`.
 #[inline(always)]
 pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max: f32) -> Option<f32> {
-    let mut u = edge(b, c);
-    let mut v = edge(c, a);
-    let mut w = edge(a, b);
-    // An exactly zero edge function may be a rounding artefact: redo all three exactly (the paper's
-    // fallback), so that the decision on an edge is the same from both sides.
-    // (`|` and `&` rather than `||` and `&&`: one branch instead of a chain of unpredictable ones.)
-    if (u == 0.0) | (v == 0.0) | (w == 0.0) {
-        u = edge_f64(b, c);
-        v = edge_f64(c, a);
-        w = edge_f64(a, b);
+    let (u, v, w) = (edge(b, c), edge(c, a), edge(a, b));
+    // An exactly zero edge function may be a rounding artefact, and edge functions under
+    // `SMALL_EDGE` may have lost bits to underflow (a triangle 1e-20 across): both take the
+    // careful path. (`|` rather than `||`: one branch instead of a chain of unpredictable ones.)
+    if (u == 0.0) | (v == 0.0) | (w == 0.0) | (u.abs().max(v.abs()).max(w.abs()) < SMALL_EDGE) {
+        return triangle_careful(a, b, c, t_max);
     }
+    decide(a, b, c, [u, v, w], t_max)
+}
+
+/// Edge functions below this (2^-60) are products of coordinates under about 2^-30, where the
+/// `t` formula's products of three (under 2^-90) near `f32`'s underflow (2^-126).
+const SMALL_EDGE: f32 = 1.0 / (1u64 << 60) as f32;
+
+/// [`triangle_projected`] for an exactly zero or a small edge function. A triangle whose sheared
+/// `x` and `y` are all under 2^-30 (in the plane across the ray) has them scaled by the power of
+/// two that brings the largest to `[1, 2)`: exact, so every sign is that of the unscaled numbers
+/// without their underflow, and `t`, a ratio of edge functions with `z` left as it is, keeps its
+/// value (a triangle 1e-16 away gave `t = 0`, and at 1e-20 the tree missed hits). Then an exactly
+/// zero edge function is redone in `f64` with the other two (the paper's fallback), so that the
+/// decision on an edge is the same from both sides. The scale depends on the triangle, but a
+/// power of two changes no sign, so two neighbours still agree on their shared edge.
+#[cold]
+#[inline(never)]
+fn triangle_careful(a: Projected, b: Projected, c: Projected, t_max: f32) -> Option<f32> {
+    let largest = [a, b, c].iter().fold(0.0f32, |m, p| m.max(p.x.abs()).max(p.y.abs()));
+    let (a, b, c) = if largest < 1.0 / (1u64 << 30) as f32 {
+        // 2^(127 - e) for the biased exponent e of `largest` (under 97 here, 0 for subnormals).
+        let scale = f32::from_bits((254 - (largest.to_bits() >> 23)) << 23);
+        let s = |p: Projected| Projected { x: p.x * scale, y: p.y * scale, z: p.z };
+        (s(a), s(b), s(c))
+    } else {
+        (a, b, c)
+    };
+    let mut edges = [edge(b, c), edge(c, a), edge(a, b)];
+    if edges.contains(&0.0) {
+        edges = [edge_f64(b, c), edge_f64(c, a), edge_f64(a, b)];
+    }
+    decide(a, b, c, edges, t_max)
+}
+
+/// The decision and `t` from the three edge functions.
+#[inline(always)]
+fn decide(a: Projected, b: Projected, c: Projected, [u, v, w]: [f32; 3], t_max: f32) -> Option<f32> {
     if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
         return None;
     }
@@ -222,6 +255,12 @@ pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) 
         return false;
     }
     let (v0, v1, v2) = (t0 - c, t1 - c, t2 - c);
+    // Beyond 1e12 from the box's centre (or a box that wide) the plane test's products of three
+    // coordinates can overflow `f32` (an infinite or NaN distance dropped triangles at 1e15):
+    // the same test in `f64`.
+    if !(v0.abs().max(v1.abs()).max(v2.abs()).max(h).max_element() < 1e12) {
+        return triangle_overlaps_box_f64(tri, b);
+    }
     let edges = [v1 - v0, v2 - v1, v0 - v2];
     // Nine cross-product axes: each edge crossed with each box axis. Each axis has a zero
     // component, left out of the dot products: `0 * x` adds an exact zero for finite `x`, so the
@@ -255,6 +294,33 @@ pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) 
         * edges[1].abs().max_element()
         * (v0.abs().max_element() + h.max_element());
     d.abs() <= r + rounding
+}
+
+/// [`triangle_overlaps_box`] in `f64`, for coordinates where `f32` products overflow: the same
+/// axes and the same rounding allowance for the triangle's plane (its corners are `f32`s).
+#[cold]
+#[inline(never)]
+fn triangle_overlaps_box_f64(tri: [Vec3; 3], b: &Aabb) -> bool {
+    let (lo, hi) = (b.min.as_dvec3(), b.max.as_dvec3());
+    let (c, h) = ((lo + hi) * 0.5, (hi - lo) * 0.5);
+    let v = tri.map(|t| t.as_dvec3() - c);
+    let edges = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
+    let separated = |p: [f64; 3], r: f64| p[0].min(p[1]).min(p[2]) > r || p[0].max(p[1]).max(p[2]) < -r;
+    for e in edges {
+        if separated(v.map(|v| -e.z * v.y + e.y * v.z), h.y * e.z.abs() + h.z * e.y.abs())
+            || separated(v.map(|v| e.z * v.x + -e.x * v.z), h.x * e.z.abs() + h.z * e.x.abs())
+            || separated(v.map(|v| -e.y * v.x + e.x * v.y), h.x * e.y.abs() + h.y * e.x.abs())
+        {
+            return false;
+        }
+    }
+    let n = edges[0].cross(edges[1]);
+    let rounding = 8.0
+        * f64::from(f32::EPSILON)
+        * edges[0].abs().max_element()
+        * edges[1].abs().max_element()
+        * (v[0].abs().max_element() + h.max_element());
+    n.dot(v[0]).abs() <= h.dot(n.abs()) + rounding
 }
 
 #[cfg(test)]
@@ -298,6 +364,50 @@ mod tests {
         ];
         let on = tri[0] + 0.155 * (tri[2] - tri[0]);
         assert!(triangle_overlaps_aabb(tri, &Aabb::new(on - Vec3::splat(0.01), on + Vec3::splat(0.01))));
+    }
+
+    #[test]
+    fn tiny_triangles_keep_their_distances() {
+        // Two stacked triangles of size `s`, a ray from above: the products of three
+        // coordinates in the `t` formula underflowed (t = 0 for both at 1e-16, so the farther
+        // one won the closest hit), and at 1e-20 the edge functions did (misses).
+        for s in [1e-9f32, 1e-12, 1e-16, 1e-20, 1e-30] {
+            let tri = |y: f32| [Vec3::new(0.0, y, 0.0), Vec3::new(0.0, y, 1.0), Vec3::new(1.0, y, 0.0)].map(|v| v * s);
+            let ray = Ray::new(Vec3::new(0.25, 3.0, 0.25) * s, Vec3::NEG_Y);
+            for (y, expected) in [(1.0f32, 2.0 * s), (2.0, s)] {
+                let t = ray_triangle(&ray, tri(y), f32::INFINITY).expect("a hit");
+                assert!((t - expected).abs() <= 1e-5 * expected, "size {s:e}: t {t:e}, expected {expected:e}");
+            }
+            // Just beside the triangle's hypotenuse: a miss.
+            let beside = Ray::new(Vec3::new(0.5001, 3.0, 0.5001) * s, Vec3::NEG_Y);
+            assert_eq!(ray_triangle(&beside, tri(1.0), f32::INFINITY), None, "size {s:e}");
+        }
+        // A triangle 1e-20 across, one unit down the ray.
+        let tri = [Vec3::new(0.0, -1.0, 0.0), Vec3::new(0.0, -1.0, 1e-20), Vec3::new(1e-20, -1.0, 0.0)];
+        let t = ray_triangle(&Ray::new(Vec3::new(2.5e-21, 0.0, 2.5e-21), Vec3::NEG_Y), tri, f32::INFINITY);
+        assert!(t.is_some_and(|t| (t - 1.0).abs() < 1e-6), "{t:?}");
+        let beside = Ray::new(Vec3::new(6e-21, 0.0, 6e-21), Vec3::NEG_Y);
+        assert_eq!(ray_triangle(&beside, tri, f32::INFINITY), None);
+    }
+
+    #[test]
+    fn huge_coordinates_overlap_the_boxes_at_their_corners() {
+        // The plane test's products of three coordinates overflowed `f32` (a distance of inf or
+        // NaN), so a point box at a corner of this triangle was not overlapped.
+        let tri = [Vec3::new(1e16, 0.0, 0.0), Vec3::new(0.0, 1e16, 0.0), Vec3::new(0.0, 0.0, 1e16)];
+        let point = |p: Vec3| Aabb::new(p, p);
+        for corner in tri {
+            assert!(triangle_overlaps_aabb(tri, &point(corner)), "{corner}");
+        }
+        let inside = Vec3::splat(1e16 / 3.0);
+        assert!(triangle_overlaps_aabb(tri, &Aabb::new(inside - 1e10, inside + 1e10)));
+        // Off the plane by a tenth of the size: no overlap.
+        let off = Vec3::splat(0.4e16);
+        assert!(!triangle_overlaps_aabb(tri, &Aabb::new(off - 1e10, off + 1e10)));
+        // And near the top of the `f32` range.
+        let big = tri.map(|v| v * 1e22);
+        assert!(triangle_overlaps_aabb(big, &point(big[1])));
+        assert!(!triangle_overlaps_aabb(big, &point(Vec3::splat(0.4e38))));
     }
 
     #[test]

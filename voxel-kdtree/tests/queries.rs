@@ -427,3 +427,19 @@ fn rays_on_split_planes_with_signed_zero_directions() {
         assert!(checked > 100, "too few hits to mean anything: {checked}");
     }
 }
+
+/// Soups far below and far above unit size (an audit found the tree missing hits at 1e-20 and
+/// taking the farther of two triangles at 1e-16, where the ray test's products underflowed):
+/// every query still equals brute force.
+#[test]
+fn tiny_and_huge_soups_equal_brute_force() {
+    for scale in [1e-20f32, 1e-16, 1e-12, 1e12, 1e15] {
+        for seed in 0..4 {
+            let mesh = soup(seed, 200);
+            let scaled =
+                IndexedMesh::new(mesh.positions().iter().map(|&p| p * scale).collect(), mesh.triangles().to_vec())
+                    .expect("a valid mesh");
+            check(&scaled, seed);
+        }
+    }
+}
