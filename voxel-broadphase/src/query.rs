@@ -627,10 +627,11 @@ impl QuerySpan {
     /// [`BroadphaseError::TooLarge`] for spans over [`MAX_QUERY_CHUNKS`] chunks.
     #[inline]
     pub(crate) fn check_count(&self) -> Result<(), BroadphaseError> {
-        // Coordinates are bounded by MAX_COORDINATE, so nothing here overflows.
+        // Each axis count is bounded by MAX_COORDINATE, but their product is not (2^25 chunks
+        // per axis cubed overflows i64: a box of +-1e8 panicked): saturating.
         let count = |a: &AxisSpan| i64::from(a.k1 - a.k0) + 1;
         let [x, y, z] = &self.axes;
-        if count(x) * count(y) * count(z) > MAX_QUERY_CHUNKS as i64 {
+        if count(x).saturating_mul(count(y)).saturating_mul(count(z)) > MAX_QUERY_CHUNKS as i64 {
             return Err(BroadphaseError::TooLarge);
         }
         Ok(())

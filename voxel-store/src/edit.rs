@@ -17,8 +17,10 @@ use crate::{DISTANCE_BAND, StoreError, VoxelStore, quantize};
 /// voxels will also affect the meshes of adjacent chunks").
 pub const DIRTY_PADDING: i32 = 1;
 
-/// Brushes must lie within this distance of the origin (2^24 voxels): beyond it `f32` no longer
-/// holds every integer, and brush shapes would come out wrong.
+/// Brushes, grown by [`DISTANCE_BAND`](crate::DISTANCE_BAND) (the voxels an edit can change), must
+/// lie within this distance of the origin (2^24 voxels): beyond it `f32` no longer holds every
+/// integer, and brush shapes would come out wrong (a sphere ending at 2^24 carved rock two voxels
+/// beyond it before the band was counted).
 pub const MAX_BRUSH_COORDINATE: f32 = 16_777_216.0;
 
 /// The most chunks one edit may touch (4096, at most 256 MiB of dense chunks): a long thin box
@@ -163,7 +165,8 @@ impl Brush {
             return Err(StoreError::InvalidParameter("brush radius and extents must be >= 0"));
         }
         let b = self.aabb();
-        if b.min.abs().max_element().max(b.max.abs().max_element()) > MAX_BRUSH_COORDINATE {
+        let reach = b.grow(DISTANCE_BAND);
+        if reach.min.abs().max_element().max(reach.max.abs().max_element()) > MAX_BRUSH_COORDINATE {
             return Err(StoreError::InvalidParameter("brush lies beyond MAX_BRUSH_COORDINATE"));
         }
         if b.size().max_element() > MAX_BRUSH_EXTENT {

@@ -362,3 +362,26 @@ fn one_voxel_wide_reads_equal_gets_on_terrain() {
         }
     }
 }
+
+/// A brush whose box ends at `MAX_BRUSH_COORDINATE` was accepted, but the voxels its distance
+/// band reaches lie past 2^24, where `f32` steps stall: a subtracted sphere carved rock two voxels
+/// outside itself (an audit). Brushes are now checked with their band; one that fits is exact.
+#[test]
+fn brushes_near_the_coordinate_limit_are_exact_or_refused() {
+    let limit = voxel_store::MAX_BRUSH_COORDINATE;
+    let mut store = VoxelStore::with_palette(generate::palette());
+    let rock = VoxelBox::new(IVec3::new(16_777_180, -4, -4), IVec3::new(16_777_216, 5, 5));
+    store.fill_box(rock, Voxel::new(-127, ROCK)).unwrap();
+    let touching = Brush::Sphere { center: Vec3::new(limit - 6.0, 0.0, 0.0), radius: 6.0 };
+    assert!(matches!(store.subtract(&touching), Err(StoreError::InvalidParameter(_))));
+    assert_eq!(store.get(IVec3::new(16_777_212, 0, 0)), Voxel::new(-127, ROCK), "a refused edit changed nothing");
+    // Three voxels further in: accepted, and every voxel is `max(stored, -brush)`.
+    let centre = limit - 9.0;
+    let inside = Brush::Sphere { center: Vec3::new(centre, 0.0, 0.0), radius: 6.0 };
+    store.subtract(&inside).unwrap();
+    for x in 16_777_195..16_777_216 {
+        let outside_by = (x as f32 - centre).abs() - 6.0;
+        let expected = (-127i8).max(-quantize(outside_by));
+        assert_eq!(store.get(IVec3::new(x, 0, 0)).distance, expected, "x = {x}");
+    }
+}
