@@ -81,6 +81,30 @@ fn shapes_on_flat_ground_across_seams_push_straight_up() {
     assert!(checked > 700);
 }
 
+/// Boxes resting exactly on flat ground (a gap of rounding, about 1e-7), turned about the
+/// vertical: the closest pair of a triangle whose nearest part is an edge differs by rounding, and
+/// its direction was the normal (an audit found 2-31 degrees off vertical); the separating axis
+/// is used now.
+#[test]
+fn boxes_resting_on_flat_ground_push_straight_up() {
+    let (c, _) = ground();
+    let options = ContactOptions { contact_distance: 0.01, ..ContactOptions::default() };
+    let mut rng = Rng(7);
+    let mut contacts_seen = 0;
+    for _ in 0..600 {
+        let he = Vec3::new(rng.range(0.2, 1.5), rng.range(0.2, 1.2), rng.range(0.2, 1.5));
+        let yaw = Quat::from_rotation_y(rng.range(0.0, std::f32::consts::TAU));
+        let (x, z) = (rng.range(10.0, 38.0), rng.range(10.0, 38.0));
+        let shape = Shape::Cuboid(Cuboid { half_extents: he, pose: Pose::new(yaw, Vec3::new(x, SURFACE + he.y, z)) });
+        let (contacts, _) = contacts_of(&c, &shape, &options);
+        for k in &contacts {
+            assert!(k.normal.abs_diff_eq(Vec3::Y, 1e-5), "ghost normal: {shape:?} {k:?}");
+        }
+        contacts_seen += contacts.len();
+    }
+    assert!(contacts_seen > 600, "{contacts_seen}");
+}
+
 #[test]
 fn candidates_are_every_triangle_in_the_box_from_every_chunk() {
     let (store, world) = terrain(IVec3::new(48, 40, 48), 13);
