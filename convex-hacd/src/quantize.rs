@@ -161,45 +161,41 @@ fn orient_outward(out: &mut Prepared) {
             }
         }
     }
-    // Per part (by root): the boundary and total edge counts, mixed winding, and the signed
-    // volume about the part's first vertex (a closed part's volume does not depend on it).
-    let mut boundary = vec![0u32; n];
-    let mut total = vec![0u32; n];
+    let roots: Vec<usize> = (0..n as u32).map(|t| root(&mut parent, t) as usize).collect();
+    // Per part (by root): the boundary and total edge counts, mixed winding, and the
+    // area-weighted centre.
+    let (mut boundary, mut total) = (vec![0u32; n], vec![0u32; n]);
     for &(first, _, uses) in edges.values() {
-        let r = root(&mut parent, first) as usize;
+        let r = roots[first as usize];
         total[r] += 1;
         boundary[r] += u32::from(uses == 1);
     }
-    // The volume is taken about the part's area-weighted centre: about a point `o`, an open
-    // part's volume is that of the part closed by fans from `o` over its holes, which from the
-    // centre stays positive for an outward part (a teapot's spout: two open ends, negative about
-    // one of its own vertices).
-    let mut centre = vec![(DVec3::ZERO, 0.0f64); n];
     let mut is_mixed = vec![false; n];
-    for (t, &m) in mixed.iter().enumerate() {
-        let r = root(&mut parent, t as u32) as usize;
-        is_mixed[r] |= m;
+    let mut centre = vec![(DVec3::ZERO, 0.0f64); n];
+    for (t, &r) in roots.iter().enumerate() {
+        is_mixed[r] |= mixed[t];
         let [a, b, c] = out.triangles[t].map(|v| out.positions[v as usize]);
         let area = (b - a).cross(c - a).length();
         centre[r].0 += (a + b + c) * area;
         centre[r].1 += 3.0 * area;
     }
+    // The signed volume (six times it) about the part's centre: about a point `o`, an open
+    // part's volume is that of the part closed by fans from `o` over its holes, which from the
+    // centre stays positive for an outward part (a teapot's spout: two open ends, negative about
+    // one of its own vertices).
     let mut volume = vec![0.0f64; n];
-    for t in 0..n {
-        let r = root(&mut parent, t as u32) as usize;
+    for (t, &r) in roots.iter().enumerate() {
         let o = centre[r].0 / centre[r].1;
         let [a, b, c] = out.triangles[t].map(|v| out.positions[v as usize] - o);
         volume[r] += a.dot(b.cross(c));
     }
-    for t in 0..n {
-        let r = root(&mut parent, t as u32) as usize;
+    for (tri, &r) in out.triangles.iter_mut().zip(&roots) {
         let closed = f64::from(boundary[r]) <= CLOSED_ENOUGH * f64::from(total[r]);
         // A volume that is rounding (a double-sided sheet's two sides cancel) says nothing: a
         // part must hold some volume for its size. Both sides of the test are six times the
         // true quantity: a 1000 x 1000 x 0.5 plate holds 7e-5 of `(6 area)^1.5`, a sphere 0.04.
         let solid = -volume[r] > 1e-6 * centre[r].1.powf(1.5);
         if closed && !is_mixed[r] && solid {
-            let tri = &mut out.triangles[t];
             tri.swap(1, 2);
         }
     }

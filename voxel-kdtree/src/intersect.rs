@@ -107,19 +107,28 @@ fn edge_f64(p: Projected, q: Projected) -> f32 {
     (q.x * p.y - q.y * p.x) as f32
 }
 
+/// The three edge functions of triangle `(a, b, c)` (transformed). An exactly zero one may be a
+/// rounding artefact: then all three are redone exactly (the paper's fallback), so that the
+/// decision on an edge is the same from both sides.
+#[inline(always)]
+fn edge_functions(a: Projected, b: Projected, c: Projected) -> [f32; 3] {
+    let e = [edge(b, c), edge(c, a), edge(a, b)];
+    if e.contains(&0.0) { [edge_f64(b, c), edge_f64(c, a), edge_f64(a, b)] } else { e }
+}
+
+/// Whether the edge functions have both signs: the ray passes outside the triangle.
+/// (`|` and `&` rather than `||` and `&&`: one branch instead of a chain of unpredictable ones.)
+#[inline(always)]
+fn straddles([u, v, w]: [f32; 3]) -> bool {
+    ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0))
+}
+
 /// The hit parameter `t` of the ray with triangle `(a, b, c)` (transformed), both sides, when it
 /// lies in `[0, t_max]`.
 #[inline(always)]
 pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max: f32) -> Option<f32> {
-    let mut e = [edge(b, c), edge(c, a), edge(a, b)];
-    // An exactly zero edge function may be a rounding artefact: redo all three exactly (the
-    // paper's fallback), so that the decision on an edge is the same from both sides.
-    if e.contains(&0.0) {
-        e = [edge_f64(b, c), edge_f64(c, a), edge_f64(a, b)];
-    }
-    let [u, v, w] = e;
-    // (`|` and `&` rather than `||` and `&&`: one branch instead of a chain of unpredictable ones.)
-    if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
+    let [u, v, w] = edge_functions(a, b, c);
+    if straddles([u, v, w]) {
         return None;
     }
     let det = u + v + w;
@@ -171,12 +180,8 @@ fn triangle_small(a: Projected, b: Projected, c: Projected, t_max: f32) -> Optio
     let scale = f32::from_bits((254 - (largest.to_bits() >> 23)) << 23);
     let s = |p: Projected| Projected { x: p.x * scale, y: p.y * scale, z: p.z };
     let (a, b, c) = (s(a), s(b), s(c));
-    let mut e = [edge(b, c), edge(c, a), edge(a, b)];
-    if e.contains(&0.0) {
-        e = [edge_f64(b, c), edge_f64(c, a), edge_f64(a, b)];
-    }
-    let [u, v, w] = e;
-    if ((u < 0.0) | (v < 0.0) | (w < 0.0)) & ((u > 0.0) | (v > 0.0) | (w > 0.0)) {
+    let [u, v, w] = edge_functions(a, b, c);
+    if straddles([u, v, w]) {
         return Some(None);
     }
     let det = u + v + w;
