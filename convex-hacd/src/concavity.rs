@@ -168,14 +168,9 @@ impl Samples {
         (x + self.dims[0] * (y + self.dims[1] * z)) as u32
     }
 
-    /// Whether some sample lies within `radius` of `p`.
-    pub(crate) fn any_within(&self, p: DVec3, radius: f64) -> bool {
-        radius > 0.0 && self.search(p, radius, true).is_some()
-    }
-
     /// The distance from `p` to the nearest sample when one lies within `radius`, else `None`.
     pub(crate) fn nearest_within(&self, p: DVec3, radius: f64) -> Option<f64> {
-        self.search(p, radius, false)
+        self.search_until(p, radius, -1.0)
     }
 
     /// The distance from `p` to the sampled surface (the nearest triangle of `mesh`) when it is
@@ -194,7 +189,7 @@ impl Samples {
         mesh: &Prepared,
         seen: &mut Visited,
     ) -> Option<f64> {
-        let nearest = self.search(p, radius + reach, false)?;
+        let nearest = self.nearest_within(p, radius + reach)?;
         let r = nearest.min(radius) + reach;
         let rr = r * r;
         let (lo, hi) = (self.cell_coords(p - DVec3::splat(r)), self.cell_coords(p + DVec3::splat(r)));
@@ -220,10 +215,19 @@ impl Samples {
         (best <= radius).then_some(best)
     }
 
-    /// Searches shells of cells outward from `p`'s own for samples within `radius`, and stops
-    /// once no farther shell can hold a nearer one (or, with `first`, at the first found), so the
-    /// cost follows the distance found, not `radius`. Returns the distance to the nearest found.
-    fn search(&self, p: DVec3, radius: f64, first: bool) -> Option<f64> {
+    /// The distance from `p` to the nearest sample within `radius`, except that the search
+    /// stops at the first sample found within `enough` (a negative `enough`: never) and returns
+    /// that sample's distance (then at most `enough`, but not necessarily the nearest). `None`
+    /// when no sample lies within `radius`.
+    ///
+    /// Searches shells of cells outward from `p`'s own, and stops once no farther shell can hold
+    /// a nearer sample, so the cost follows the distance found, not `radius`.
+    /// Cells whose box lies farther from `p` than the nearest sample found so far are not read:
+    /// rows by their distance across the row, and whole shells by the distance from `p` to the
+    /// boundary of the shells already read. Both bounds are padded by a millionth of a cell
+    /// against rounding of the cell boxes, so the nearest distance is the one a full scan finds,
+    /// bit for bit.
+    pub(crate) fn search_until(&self, p: DVec3, radius: f64, enough: f64) -> Option<f64> {
         if self.positions.is_empty() || !(radius >= 0.0) {
             return None;
         }
@@ -232,45 +236,90 @@ impl Samples {
         let (lo, hi) = (self.cell_coords(p - r), self.cell_coords(p + r));
         let centre = self.cell_coords(p);
         let cell = 1.0 / self.inv_cell;
+        let pad = 1e-6 * cell;
+        // `p` relative to the grid, in units of cells; the distance from `p` to cell row `k`'s
+        // slab on an axis is `gap(axis, k)` (0 inside it).
+        let q = (p - self.origin) * self.inv_cell;
+        let q = q.to_array();
+        let gap =
+            |axis: usize, k: usize| ((k as f64 - q[axis]).max(q[axis] - (k + 1) as f64).max(0.0) * cell - pad).max(0.0);
         let mut best = radius * radius;
         let mut found = false;
+        let enough = if enough < 0.0 { -1.0 } else { enough * enough };
         let reach = (0..3).map(|k| (centre[k] - lo[k]).max(hi[k] - centre[k])).max().unwrap_or(0);
-        'shells: for shell in 0..=reach {
-            // Every sample in this shell or beyond is at least (shell - 1) cells away from `p`.
-            let near = (shell as f64 - 1.0).max(0.0) * cell;
-            if found && near * near > best {
-                break;
+        for shell in 0..=reach {
+            if found && shell > 0 {
+                // Every sample in this shell or beyond lies outside the box of the shells read
+                // so far: at least the distance from `p` to that box's boundary (or `shell - 1`
+                // cells, where `p` lies outside its clamped centre cell).
+                let inner = shell - 1;
+                let to_boundary = (0..3)
+                    .map(|k| {
+                        let below = q[k] - (centre[k] as f64 - inner as f64);
+                        let above = (centre[k] + inner + 1) as f64 - q[k];
+                        below.min(above)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                let near = (to_boundary * cell - pad).max(inner as f64 * cell);
+                if near * near > best {
+                    break;
+                }
             }
             let span = |k: usize| (centre[k].saturating_sub(shell).max(lo[k]), (centre[k] + shell).min(hi[k]));
             let ((x0, x1), (y0, y1), (z0, z1)) = (span(0), span(1), span(2));
             for z in z0..=z1 {
+                let gz = gap(2, z);
+                let gz = gz * gz;
+                if gz > best {
+                    continue;
+                }
                 for y in y0..=y1 {
+                    let gy = gap(1, y);
+                    let across = gz + gy * gy;
+                    if across > best {
+                        continue;
+                    }
                     let row = self.dims[0] * (y + self.dims[1] * z);
-                    let mut scan = |x0: usize, x1: usize| {
+                    let scan = |x0: usize, x1: usize, best: &mut f64, found: &mut bool| {
                         let start = self.cell_start[row + x0] as usize;
                         let end = self.cell_start[row + x1 + 1] as usize;
-                        for q in &self.positions[start..end] {
-                            let d = q.distance_squared(p);
-                            if d <= best {
-                                best = d;
-                                found = true;
-                            }
+                        // A branch-free minimum (it vectorizes); the distances are finite.
+                        let nearest =
+                            self.positions[start..end].iter().fold(f64::INFINITY, |m, q| m.min(q.distance_squared(p)));
+                        if nearest <= *best {
+                            *best = nearest;
+                            *found = true;
                         }
                     };
                     if z.abs_diff(centre[2]) == shell || y.abs_diff(centre[1]) == shell {
-                        // A face of the shell: the whole row.
-                        scan(x0, x1);
+                        // A face of the shell: the row's cells within `best` along x.
+                        let w = ((best - across).sqrt() + pad) * self.inv_cell;
+                        // (Truncation is the floor here: below zero the clamp decides.)
+                        let (xa, xb) = (q[0] - w, q[0] + w);
+                        let xa = if xa > x0 as f64 { xa as usize } else { x0 };
+                        let xb = if xb < x1 as f64 { xb as usize } else { x1 };
+                        if xa <= xb {
+                            scan(xa, xb, &mut best, &mut found);
+                        }
                     } else {
                         // Inside the shell's y-z square: its two ends, when they are in the grid.
                         if centre[0] >= shell && centre[0] - shell >= lo[0] {
-                            scan(centre[0] - shell, centre[0] - shell);
+                            let x = centre[0] - shell;
+                            let gx = gap(0, x);
+                            if across + gx * gx <= best {
+                                scan(x, x, &mut best, &mut found);
+                            }
                         }
                         if shell > 0 && centre[0] + shell <= hi[0] {
-                            scan(centre[0] + shell, centre[0] + shell);
+                            let x = centre[0] + shell;
+                            let gx = gap(0, x);
+                            if across + gx * gx <= best {
+                                scan(x, x, &mut best, &mut found);
+                            }
                         }
                     }
-                    if first && found {
-                        break 'shells;
+                    if found && best <= enough {
+                        return Some(best.sqrt());
                     }
                 }
             }
@@ -506,13 +555,24 @@ mod tests {
         let samples = Samples::new(&prep, 10.0);
         assert!(samples.len() > 500);
         let (mut exact, mut found) = (0, 0);
-        for _ in 0..2000 {
-            let p = (DVec3::new(f64::from(next()), f64::from(next()), f64::from(next())) - 0.5) * 1400.0;
+        for k in 0..3000 {
+            let unit = DVec3::new(f64::from(next()), f64::from(next()), f64::from(next()));
+            // Two thirds in and around the samples' box (the pruned searches), the rest far out.
+            let p = if k % 3 == 0 { (unit - 0.5) * 1400.0 } else { (unit - 0.1) * 150.0 };
             let brute = samples.positions.iter().map(|q| q.distance(p)).fold(f64::INFINITY, f64::min);
             for radius in [0.0, 5.0, 20.0, 60.0, 300.0, 3000.0] {
                 let want = (brute <= radius).then_some(brute);
                 assert_eq!(samples.nearest_within(p, radius), want, "{p} within {radius}");
-                assert_eq!(samples.any_within(p, radius), radius > 0.0 && brute <= radius, "{p} within {radius}");
+                for enough in [0.0, 3.0, 10.0, 40.0] {
+                    // The nearest, or a sample within `enough` when one exists.
+                    match samples.search_until(p, radius, enough) {
+                        Some(d) => assert!(
+                            brute <= radius && (d == brute || (brute <= enough && d >= brute && d <= enough)),
+                            "{p} within {radius} until {enough}: {d}, nearest {brute}"
+                        ),
+                        None => assert!(brute > radius, "{p}: none within {radius}, a sample at {brute}"),
+                    }
+                }
                 let truth = prep
                     .triangles
                     .iter()

@@ -1158,11 +1158,15 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
             worst = worst.max(distance(p, seen)?);
         }
     }
-    // The rest (the early samples are in `worst` already).
+    // The rest (the early samples are in `worst` already). A sample with an input sample
+    // within `worst` cannot raise it: its search stops at the first such sample.
     for (i, &(p, _)) in surface.iter().enumerate() {
-        // A sample with an input sample within `worst` cannot raise it.
-        if i % 8 != 0 && !cx.samples.any_within(p, worst) {
-            worst = worst.max(distance(p, seen)?);
+        if i % 8 != 0 {
+            let d = match cx.samples.search_until(p, cx.limit, worst) {
+                Some(d) => d,
+                None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen)?,
+            };
+            worst = worst.max(d);
         }
     }
     Some((worst, grown))
