@@ -849,26 +849,41 @@ pub fn decompose<T: TriangleSource + ?Sized>(
 /// a deterministic order. An edge shared by more than two triangles (non-manifold, or a
 /// double-sided surface) links them in a chain, which keeps them connected without k^2 edges.
 fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
-    // Each corner edge as one integer (low vertex, high vertex, triangle), so the sort compares
-    // integers instead of tuples; the order is the tuples' order.
-    let mut corners: Vec<u128> = Vec::with_capacity(prep.triangles.len() * 3);
+    // Each triangle edge under its low vertex (a counting sort), as one integer (high vertex,
+    // triangle) sorted within the vertex's few: the order of the (low, high, triangle) tuples.
+    let mut start = vec![0u32; prep.positions.len() + 1];
+    let edges = |tri: [u32; 3]| (0..3).map(move |k| (tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3])));
     for (t, tri) in prep.triangles.iter().enumerate() {
-        if !nodes[t].alive {
-            continue;
-        }
-        for k in 0..3 {
-            let (u, v) = (tri[k], tri[(k + 1) % 3]);
-            corners.push(u128::from(u.min(v)) << 64 | u128::from(u.max(v)) << 32 | t as u128);
+        if nodes[t].alive {
+            for (lo, _) in edges(*tri) {
+                start[lo as usize + 1] += 1;
+            }
         }
     }
-    corners.sort_unstable();
+    for v in 0..prep.positions.len() {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut corners = vec![0u64; start[prep.positions.len()] as usize];
+    for (t, tri) in prep.triangles.iter().enumerate() {
+        if nodes[t].alive {
+            for (lo, hi) in edges(*tri) {
+                corners[fill[lo as usize] as usize] = u64::from(hi) << 32 | t as u64;
+                fill[lo as usize] += 1;
+            }
+        }
+    }
     let mut pairs: Vec<u64> = Vec::new();
     let pair = |a: u32, b: u32| u64::from(a.min(b)) << 32 | u64::from(a.max(b));
-    for run in corners.chunk_by(|x, y| x >> 32 == y >> 32) {
-        for w in run.windows(2) {
-            let (a, b) = (w[0] as u32, w[1] as u32);
-            if a != b {
-                pairs.push(pair(a, b));
+    for v in 0..prep.positions.len() {
+        let bucket = &mut corners[start[v] as usize..start[v + 1] as usize];
+        bucket.sort_unstable();
+        for run in bucket.chunk_by(|x, y| x >> 32 == y >> 32) {
+            for w in run.windows(2) {
+                let (a, b) = (w[0] as u32, w[1] as u32);
+                if a != b {
+                    pairs.push(pair(a, b));
+                }
             }
         }
     }
@@ -911,7 +926,8 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<u64>) {
     // 32 cells per axis: small enough to build fast, fine enough that a cell holds few triangles.
     const CELLS: usize = 32;
     let cell = ((hi - lo).max_element() / CELLS as f64).max(s);
-    let coord = |x: f64, axis: usize| (((x - lo[axis]) / cell).floor().max(0.0) as usize).min(CELLS - 1);
+    // Truncation is the floor here: negatives (and NaN) saturate to 0, as the clamp below 0 did.
+    let coord = |x: f64, axis: usize| (((x - lo[axis]) / cell) as usize).min(CELLS - 1);
     let index = |c: [usize; 3]| c[0] + CELLS * (c[1] + CELLS * c[2]);
     let mut entries: Vec<(u32, u32)> = Vec::new();
     // Each triangle's box widened by s: a vertex outside it cannot be within s of the triangle,
