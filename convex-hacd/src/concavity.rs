@@ -113,8 +113,14 @@ impl Samples {
             sample_triangle(a, b, c, spacing, &mut raw);
             owner.resize(raw.len(), t as u32);
         }
+        Self::from_samples(&raw, &owner, spacing)
+    }
+
+    /// The grid of the samples `raw` (position, normal) at `spacing`, each on triangle
+    /// `owner[i]`.
+    fn from_samples(raw: &[(DVec3, DVec3)], owner: &[u32], spacing: f64) -> Self {
         let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
-        for (p, _) in &raw {
+        for (p, _) in raw {
             lo = lo.min(*p);
             hi = hi.max(*p);
         }
@@ -223,10 +229,11 @@ impl Samples {
     /// Searches shells of cells outward from `p`'s own, and stops once no farther shell can hold
     /// a nearer sample, so the cost follows the distance found, not `radius`.
     /// Cells whose box lies farther from `p` than the nearest sample found so far are not read:
-    /// rows by their distance across the row, and whole shells by the distance from `p` to the
-    /// boundary of the shells already read. Both bounds are padded by a millionth of a cell
-    /// against rounding of the cell boxes, so the nearest distance is the one a full scan finds,
-    /// bit for bit.
+    /// rows by their distance across the row, the cells of a row by their distance along it,
+    /// and whole shells by the distance from `p` to the boundary of the shells already read. All
+    /// three bounds are padded against rounding (a millionth of a cell, plus the rounding of
+    /// `p`'s grid coordinates, which grows with its distance from the grid), so the nearest
+    /// distance is the one a full scan finds, bit for bit.
     pub(crate) fn search_until(&self, p: DVec3, radius: f64, enough: f64) -> Option<f64> {
         if self.positions.is_empty() || !(radius >= 0.0) {
             return None;
@@ -236,10 +243,11 @@ impl Samples {
         let (lo, hi) = (self.cell_coords(p - r), self.cell_coords(p + r));
         let centre = self.cell_coords(p);
         let cell = 1.0 / self.inv_cell;
-        let pad = 1e-6 * cell;
         // `p` relative to the grid, in units of cells; the distance from `p` to cell row `k`'s
         // slab on an axis is `gap(axis, k)` (0 inside it).
         let q = (p - self.origin) * self.inv_cell;
+        // The cell boxes' own rounding, and that of `q` (relative to its magnitude).
+        let pad = (1e-6 + 1e-13 * q.abs().max_element()) * cell;
         let q = q.to_array();
         let gap =
             |axis: usize, k: usize| ((k as f64 - q[axis]).max(q[axis] - (k + 1) as f64).max(0.0) * cell - pad).max(0.0);
@@ -260,7 +268,7 @@ impl Samples {
                         below.min(above)
                     })
                     .fold(f64::INFINITY, f64::min);
-                let near = (to_boundary * cell - pad).max(inner as f64 * cell);
+                let near = ((to_boundary * cell).max(inner as f64 * cell) - pad).max(0.0);
                 if near * near > best {
                     break;
                 }
@@ -283,10 +291,12 @@ impl Samples {
                     let scan = |x0: usize, x1: usize, best: &mut f64, found: &mut bool| {
                         let start = self.cell_start[row + x0] as usize;
                         let end = self.cell_start[row + x1 + 1] as usize;
-                        // A branch-free minimum (it vectorizes); the distances are finite.
+                        // A branch-free minimum (it vectorizes). An empty cell's infinity
+                        // finds nothing, even when `best` is infinite (a radius whose square
+                        // overflows).
                         let nearest =
                             self.positions[start..end].iter().fold(f64::INFINITY, |m, q| m.min(q.distance_squared(p)));
-                        if nearest <= *best {
+                        if start < end && nearest <= *best {
                             *best = nearest;
                             *found = true;
                         }
@@ -294,7 +304,8 @@ impl Samples {
                     if z.abs_diff(centre[2]) == shell || y.abs_diff(centre[1]) == shell {
                         // A face of the shell: the row's cells within `best` along x.
                         let w = ((best - across).sqrt() + pad) * self.inv_cell;
-                        // (Truncation is the floor here: below zero the clamp decides.)
+                        // (Truncation is the floor here; below zero it saturates to cell 0,
+                        // which at worst reads one cell more.)
                         let (xa, xb) = (q[0] - w, q[0] + w);
                         let xa = if xa > x0 as f64 { xa as usize } else { x0 };
                         let xb = if xb < x1 as f64 { xb as usize } else { x1 };
@@ -528,6 +539,32 @@ mod tests {
             assert!(s >= 0.0 && t >= 0.0 && s + t <= 1.0, "{p}");
             assert!(p.y.abs() < 1e-12);
             assert!((n - DVec3::NEG_Y).length() < 1e-12);
+        }
+    }
+
+    /// Two cases a review found (the second also failed before the pruning): a radius whose
+    /// square overflows made an empty cell "found" at infinity, and a point within a millionth
+    /// of a cell of its cell's face lost the shell bound's padding, so a sample two cells over,
+    /// nearer by an ulp, was not read.
+    #[test]
+    fn search_edge_cases_equal_brute_force() {
+        let spacing = 0.8022797067694057;
+        let points = [
+            DVec3::splat(-17.48700120784075),
+            DVec3::splat(30.649781198323595),
+            DVec3::new(12.999627649396666, -0.6391273656832261, -0.6391273656832261),
+            DVec3::new(14.604187062935477, 0.9654320478555852, -0.6391273656832261),
+        ];
+        let raw: Vec<(DVec3, DVec3)> = points.iter().map(|&p| (p, DVec3::Z)).collect();
+        let samples = Samples::from_samples(&raw, &[0; 4], spacing);
+        let brute = |p: DVec3| points.iter().map(|q| q.distance(p)).fold(f64::INFINITY, f64::min);
+        let p = DVec3::new(14.604187062935477, -0.6391273656832261, -0.6391273656832261);
+        assert_eq!(samples.nearest_within(p, 160.5), Some(brute(p)));
+        // An empty cell near the middle, and radii whose squares overflow.
+        let p = DVec3::splat(6.0);
+        for (radius, enough) in [(1e200, 1e199), (f64::INFINITY, f64::INFINITY), (1e200, -1.0)] {
+            let d = samples.search_until(p, radius, enough).expect("a sample within the radius");
+            assert!(d.is_finite() && d >= brute(p) && (d == brute(p) || d <= enough), "{radius} {enough}: {d}");
         }
     }
 
