@@ -1124,8 +1124,9 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
     // Each sample's distance is taken to the nearest input sample, which overstates the distance
     // to the surface by up to about 0.7 spacings and costs one grid search; only a sample with no
     // input sample within the limit is measured to the surface itself (the nearest triangle), so
-    // that the overstatement refuses no merge.
-    let distance = |p: DVec3, seen: &mut Visited| match cx.samples.nearest_within(p, cx.limit) {
+    // that the overstatement refuses no merge. A sample with an input sample within `worst`
+    // cannot raise it: its search stops at the first such sample (and returns at most `worst`).
+    let distance = |p: DVec3, worst: f64, seen: &mut Visited| match cx.samples.search_until(p, cx.limit, worst) {
         Some(d) => Some(d),
         None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen),
     };
@@ -1171,18 +1172,13 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
         }
         let first_early = start.next_multiple_of(8);
         for &(p, _) in surface.iter().skip(first_early).step_by(8) {
-            worst = worst.max(distance(p, seen)?);
+            worst = worst.max(distance(p, worst, seen)?);
         }
     }
-    // The rest (the early samples are in `worst` already). A sample with an input sample
-    // within `worst` cannot raise it: its search stops at the first such sample.
+    // The rest (the early samples are in `worst` already).
     for (i, &(p, _)) in surface.iter().enumerate() {
         if i % 8 != 0 {
-            let d = match cx.samples.search_until(p, cx.limit, worst) {
-                Some(d) => d,
-                None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen)?,
-            };
-            worst = worst.max(d);
+            worst = worst.max(distance(p, worst, seen)?);
         }
     }
     Some((worst, grown))
