@@ -78,8 +78,9 @@ fn main() {
                     (f32::NAN, f32::NAN)
                 };
                 println!(
-                    "{path}: {} hulls, {} vertices, {} samples, {:.1?}, outside {:.2}%, farthest {:.2}%",
+                    "{path}: {} hulls ({} split), {} vertices, {} samples, {:.1?}, outside {:.2}%, farthest {:.2}%",
                     d.hulls.len(),
+                    d.protrusion_splits,
                     d.hulls.iter().map(|h| h.vertices.len()).sum::<usize>(),
                     d.samples,
                     elapsed,

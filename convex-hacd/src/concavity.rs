@@ -33,6 +33,18 @@ pub(crate) struct Samples {
     cell_start: Vec<u32>,
 }
 
+/// What [`Samples::surface_nearest`] finds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Nearest {
+    /// The distance to the surface (see [`Samples::surface_within`]).
+    pub distance: f64,
+    /// The triangle at that distance and its point nearest the query, when a triangle is nearer
+    /// than the nearest sample (else the distance is the sample's).
+    pub triangle: Option<(u32, DVec3)>,
+    /// The nearest sample's position and normal.
+    pub sample: (DVec3, DVec3),
+}
+
 /// Triangles already measured by one [`Samples::surface_within`] query: a stamp per triangle,
 /// so that a query clears nothing.
 #[derive(Clone, Debug, Default)]
@@ -151,6 +163,11 @@ impl Samples {
         grid
     }
 
+    /// The samples' positions.
+    pub(crate) fn positions(&self) -> &[DVec3] {
+        &self.positions
+    }
+
     /// Number of samples.
     pub(crate) fn len(&self) -> usize {
         self.positions.len()
@@ -196,29 +213,52 @@ impl Samples {
         seen: &mut Visited,
     ) -> Option<f64> {
         let nearest = self.nearest_within(p, radius + reach)?;
-        let r = nearest.min(radius) + reach;
+        let best = self.surface_near(p, nearest, nearest.min(radius) + reach, mesh, seen).distance;
+        (best <= radius).then_some(best)
+    }
+
+    /// [`Samples::surface_within`] with no radius (`None` when there is no sample).
+    pub(crate) fn surface_nearest(&self, p: DVec3, reach: f64, mesh: &Prepared, seen: &mut Visited) -> Option<Nearest> {
+        let nearest = self.search_until(p, f64::MAX.sqrt(), -1.0)?;
+        Some(self.surface_near(p, nearest, nearest + reach, mesh, seen))
+    }
+
+    /// The nearest of `nearest` (a sample's distance) and the triangles with a sample within `r`
+    /// of `p` (and so the nearest sample, which lies within `r`).
+    fn surface_near(&self, p: DVec3, nearest: f64, r: f64, mesh: &Prepared, seen: &mut Visited) -> Nearest {
         let rr = r * r;
         let (lo, hi) = (self.cell_coords(p - DVec3::splat(r)), self.cell_coords(p + DVec3::splat(r)));
         seen.start(mesh.triangles.len());
         let mut best = nearest;
+        let mut at = None;
+        let mut sample = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
         for z in lo[2]..=hi[2] {
             for y in lo[1]..=hi[1] {
                 let row = self.dims[0] * (y + self.dims[1] * z);
                 let (start, end) = (self.cell_start[row + lo[0]] as usize, self.cell_start[row + hi[0] + 1] as usize);
                 for i in start..end {
-                    if self.positions[i].distance_squared(p) > rr {
+                    let d2 = self.positions[i].distance_squared(p);
+                    if d2 > rr {
                         continue;
+                    }
+                    if d2 < sample.0 {
+                        sample = (d2, self.positions[i], self.normals[i]);
                     }
                     let t = self.triangles[i];
                     if !seen.insert(t) {
                         continue;
                     }
                     let [a, b, c] = mesh.triangles[t as usize].map(|v| mesh.positions[v as usize]);
-                    best = best.min(p.distance(closest_on_triangle(p, a, b, c)));
+                    let q = closest_on_triangle(p, a, b, c);
+                    let d = p.distance(q);
+                    if d <= best {
+                        best = d;
+                        at = Some((t, q));
+                    }
                 }
             }
         }
-        (best <= radius).then_some(best)
+        Nearest { distance: best, triangle: at, sample: (sample.1, sample.2) }
     }
 
     /// The distance from `p` to the nearest sample within `radius`, except that the search

@@ -16,6 +16,7 @@ use voxel_core::{TriangleSource, validate_triangles};
 
 use crate::concavity::{Samples, ScanScratch, Visited, sample_triangle};
 use crate::metrics::closest_on_triangle;
+use crate::protrusion::Protrusion;
 use crate::quantize::{Prepared, prepare};
 use crate::quickhull::{HullScratch, Plane, RawHull, build_hull, grow_hull};
 use crate::{DecomposeError, Recorder};
@@ -46,6 +47,18 @@ pub struct DecomposeOptions {
     /// hull lies within 13 units of the wall but over floor samples whose rays run up to the rim).
     /// Default 20 (2% of the cube); 0 turns the merging off.
     pub merge_distance: f32,
+    /// Beyond the seed: the farthest the hulls may stick out of the input, as a fraction of its
+    /// bounding-box diagonal. At the end, every hull is checked at points `sample_spacing` apart on
+    /// its faces, as [`tightness`](crate::tightness) scores a hull (the distance to the input
+    /// surface where the generalized winding number is under one half); a hull with a point
+    /// farther out is split back into the two hulls it was merged from, and those are checked in
+    /// turn. It catches what neither phase measures: a plate-like hull whose face reaches over a
+    /// notch beside its triangles, where no sample's ray runs. Between the points checked, a face
+    /// can stand up to about 0.7 spacings farther out. After splits, the distance phase runs again
+    /// over the parts (merging what does not stick out), and the hulls it merged are checked again.
+    /// The recorder keeps the collapses a split undid. Default 0.018; 0 turns the check off, and
+    /// so does [`max_hulls`](Self::max_hulls) (a split would break the cap).
+    pub max_protrusion: f32,
     /// Keep collapsing past the concavity limit, cheapest first, until at most this many hulls are
     /// left (only across shared edges: parts of the mesh that share no edge are never joined).
     pub max_hulls: Option<usize>,
@@ -64,6 +77,7 @@ impl Default for DecomposeOptions {
             concavity: 10.0,
             sample_spacing: 10.0,
             merge_distance: 20.0,
+            max_protrusion: 0.018,
             max_hulls: None,
             max_vertices_per_hull: None,
             record: false,
@@ -104,6 +118,9 @@ pub struct Decomposition {
     pub quantization: f32,
     /// The number of surface samples.
     pub samples: usize,
+    /// How many hulls [`DecomposeOptions::max_protrusion`]'s check split back into the two they
+    /// were merged from.
+    pub protrusion_splits: usize,
     /// The collapses, when [`DecomposeOptions::record`] was set.
     pub recording: Option<Recorder>,
 }
@@ -220,6 +237,8 @@ struct Node {
     edges: Vec<u32>,
     error: f64,
     alive: bool,
+    /// Passed [`refine`]'s check (and not merged since).
+    checked: bool,
 }
 
 struct Edge {
@@ -239,6 +258,13 @@ struct Edge {
     merged: Option<Shape>,
     /// The scan of the merged hull ([`Shape::scan`]), for a hull built again.
     scan: Option<f64>,
+}
+
+impl Edge {
+    /// A live edge between nodes `a` and `b`, not costed yet.
+    fn new(a: u32, b: u32) -> Self {
+        Edge { a, b, alive: true, version: 0, cost: 0.0, bound: 0.0, dirty: false, merged: None, scan: None }
+    }
 }
 
 /// Heap keys: among equal costs, clean edges (true costs) sort before dirty ones (lower bounds).
@@ -551,6 +577,9 @@ fn check_options(o: &DecomposeOptions) -> Result<(), DecomposeError> {
     if !(o.merge_distance >= 0.0 && o.merge_distance.is_finite()) {
         return Err(DecomposeError::InvalidOptions("merge_distance must be non-negative and finite"));
     }
+    if !(o.max_protrusion >= 0.0 && o.max_protrusion.is_finite()) {
+        return Err(DecomposeError::InvalidOptions("max_protrusion must be non-negative and finite"));
+    }
     if o.max_hulls == Some(0) {
         return Err(DecomposeError::InvalidOptions("max_hulls must be at least 1"));
     }
@@ -605,7 +634,14 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         // triangle out rather than panic.
         let shape = Shape::from_scratch(scratch, eps);
         let alive = shape.is_some();
-        Node { shape: shape.unwrap_or_default(), triangles: vec![t as u32], edges: Vec::new(), error: 0.0, alive }
+        Node {
+            shape: shape.unwrap_or_default(),
+            triangles: vec![t as u32],
+            edges: Vec::new(),
+            error: 0.0,
+            alive,
+            checked: false,
+        }
     };
     let serial = |scratch: &mut Scratch| prep.triangles.iter().enumerate().map(|job| node(scratch, job)).collect();
     // Each node depends on its triangle alone: the same nodes on any number of threads.
@@ -666,6 +702,8 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     let cx = Context { keep: true, ..cx };
     let mut alive_nodes = nodes.iter().filter(|n| n.alive).count();
     let mut mark = vec![u32::MAX; nodes.len()];
+    let mut tree =
+        MergeTree { current: (0..nodes.len() as u32).collect(), leaves: nodes.len() as u32, merges: Vec::new() };
     #[cfg(feature = "parallel")]
     let speculate = rayon::current_num_threads() > 1;
     #[cfg(not(feature = "parallel"))]
@@ -760,7 +798,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             }
             node_version[a] += 1;
             node_version[b] += 1;
-            absorb(&mut nodes, &mut edges, &mut mark, e, merged, cost, &mut scratch);
+            absorb(&mut nodes, &mut edges, &mut mark, &mut tree, e, merged, cost, &mut scratch);
             alive_nodes -= 1;
             for &x in &nodes[a].edges {
                 let ed = &mut edges[x as usize];
@@ -792,11 +830,43 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     collapse();
 
     // Beyond the seed: neighbouring hulls merged by distance (see `merge_distance`).
-    if options.merge_distance > 0.0 {
-        let distance = f64::from(options.merge_distance);
-        let cx = Context { limit: distance, ..cx };
-        alive_nodes -= merge_close(&mut nodes, &mut edges, &mut mark, &cx, spacing, &mut scratch, &mut recorder);
+    let distance = f64::from(options.merge_distance);
+    let cx = Context { limit: distance, ..cx };
+    if distance > 0.0 {
+        alive_nodes -=
+            merge_close(&mut nodes, &mut edges, &mut mark, &mut tree, &cx, spacing, &mut scratch, &mut recorder);
     }
+
+    // Beyond the seed: hulls that stick out too far are split back (see `max_protrusion`). The
+    // distance phase then runs again over the parts, which it merges where that does not stick
+    // out (its bound is below the check's), and the nodes it merged are checked again.
+    let mut protrusion_splits = 0;
+    if options.max_protrusion > 0.0 && options.max_hulls.is_none() && !prep.triangles.is_empty() {
+        let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+        let (lo, hi) =
+            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let limit = f64::from(options.max_protrusion) * (hi - lo).length();
+        let mut check = Protrusion::new(&samples, &prep, &tris, limit, spacing);
+        for _ in 0..REFINE_ROUNDS {
+            let before = nodes.len();
+            let changed = refine(&mut nodes, &mut tree, &prep, &mut check, eps, &mut scratch);
+            let splits = nodes.len() - before;
+            protrusion_splits += splits;
+            alive_nodes += splits;
+            if changed.is_empty() || distance <= 0.0 {
+                break;
+            }
+            relink(&mut nodes, &mut edges, &mut mark, &jobs, &changed);
+            let merged = tree.current.clone();
+            alive_nodes -=
+                merge_close(&mut nodes, &mut edges, &mut mark, &mut tree, &cx, spacing, &mut scratch, &mut recorder);
+            // Only the nodes this phase merged can stick out anew.
+            for (n, node) in nodes.iter_mut().enumerate() {
+                node.checked = node.checked && tree.current[n] == merged[n];
+            }
+        }
+    }
+
     let mut hulls = Vec::with_capacity(alive_nodes);
     for node in nodes.iter_mut().filter(|n| n.alive) {
         let mut source: Vec<u32> = node.triangles.iter().map(|&t| prep.source[t as usize]).collect();
@@ -841,6 +911,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         degenerate_triangles: prep.degenerate + lost,
         quantization: (eps / prep.scale) as f32,
         samples: samples.len(),
+        protrusion_splits,
         recording: recorder,
     })
 }
@@ -892,18 +963,7 @@ fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
     pairs.dedup();
     pairs
         .into_iter()
-        .map(|p| ((p >> 32) as u32, p as u32))
-        .map(|(a, b)| Edge {
-            a,
-            b,
-            alive: true,
-            version: 0,
-            cost: 0.0,
-            bound: 0.0,
-            dirty: false,
-            merged: None,
-            scan: None,
-        })
+        .map(|p| Edge::new((p >> 32) as u32, p as u32))
         .collect()
 }
 
@@ -1036,6 +1096,159 @@ fn cap_vertices(shape: &Shape, cap: usize, eps: f64, scratch: &mut Scratch) -> (
 }
 
 /// Distance from `p` to the surface of `shape` (closest point on any triangle).
+/// The most rounds of [`refine`] and the distance phase after the first distance phase (the
+/// last round's splits stay).
+const REFINE_ROUNDS: usize = 3;
+
+/// How every node was merged, for [`refine`]: a binary tree per node whose leaves are its
+/// triangles' first nodes.
+struct MergeTree {
+    /// Each node's tree: a first node (below `leaves`) or a merge (`leaves` + its index).
+    current: Vec<u32>,
+    /// The number of first nodes.
+    leaves: u32,
+    merges: Vec<Merge>,
+}
+
+/// One merge of [`MergeTree`]: the node took the second part's triangles after its own.
+struct Merge {
+    /// The two parts' trees.
+    parts: [u32; 2],
+    /// The first part's triangle count (a prefix of the merged node's triangles).
+    first: u32,
+    /// The merged node's error.
+    error: f64,
+}
+
+/// Splits every live node whose hull sticks out (see [`Protrusion`]) back into the two nodes it
+/// was merged from, and those in turn, until none does (a single triangle never does). Returns
+/// the slots it changed (split nodes keep theirs, their second parts take new ones). Nodes are
+/// checked and split one at a time in index order.
+fn refine(
+    nodes: &mut Vec<Node>,
+    tree: &mut MergeTree,
+    prep: &Prepared,
+    check: &mut Protrusion,
+    eps: f64,
+    scratch: &mut Scratch,
+) -> Vec<u32> {
+    let mut buf = std::mem::take(&mut scratch.surface);
+    // One node after the other: the check's grid keeps what earlier points settled (hulls share
+    // the faces that cut through a solid part between them).
+    let out: Vec<bool> = nodes
+        .iter_mut()
+        .map(|n| {
+            let check = n.alive
+                && !n.checked
+                && n.triangles.len() > 1
+                && check.sticks_out(&n.shape.points, &n.shape.triangles, &mut buf);
+            n.checked = n.alive && !check;
+            check
+        })
+        .collect();
+    // Slots to split, as a stack: a split's parts are split before the next node.
+    let mut queue: Vec<usize> = (0..out.len()).rev().filter(|&n| out[n]).collect();
+    let mut changed = Vec::new();
+    while let Some(n) = queue.pop() {
+        let Some(merge) = tree.current[n].checked_sub(tree.leaves).and_then(|m| tree.merges.get(m as usize)) else {
+            continue;
+        };
+        let [first_tree, second_tree] = merge.parts;
+        let triangles = std::mem::take(&mut nodes[n].triangles);
+        let (first, second) = triangles.split_at((merge.first as usize).min(triangles.len()));
+        // The second part's slot is new.
+        let slot = nodes.len();
+        nodes.push(Node {
+            shape: Shape::default(),
+            triangles: Vec::new(),
+            edges: Vec::new(),
+            error: 0.0,
+            alive: true,
+            checked: false,
+        });
+        tree.current.push(second_tree);
+        tree.current[n] = first_tree;
+        changed.extend([n as u32, slot as u32]);
+        let mut pending = Vec::with_capacity(2);
+        for (slot, tris) in [(n, first), (slot, second)] {
+            let part = tree.current[slot];
+            let error = part.checked_sub(tree.leaves).map_or(0.0, |m| tree.merges[m as usize].error);
+            // The hull of the part's corners, as when the part was a node (its triangles are
+            // taller than `s`, so a single one always has a hull).
+            let mut corners: Vec<u32> = tris.iter().flat_map(|&t| prep.triangles[t as usize]).collect();
+            corners.sort_unstable();
+            corners.dedup();
+            scratch.points.clear();
+            scratch.points.extend(corners.iter().map(|&v| prep.positions[v as usize]));
+            let shape = Shape::from_scratch(scratch, eps);
+            let failed = shape.is_none();
+            let node = &mut nodes[slot];
+            let old = std::mem::replace(&mut node.shape, shape.unwrap_or_default());
+            scratch.recycle(old);
+            node.triangles = tris.to_vec();
+            node.error = error;
+            node.alive = true;
+            if failed
+                || (node.triangles.len() > 1 && check.sticks_out(&node.shape.points, &node.shape.triangles, &mut buf))
+            {
+                pending.push(slot);
+            } else {
+                node.checked = true;
+            }
+        }
+        // The first part is split first.
+        queue.extend(pending.into_iter().rev());
+    }
+    scratch.surface = buf;
+    changed.sort_unstable();
+    changed.dedup();
+    changed
+}
+
+/// Links the nodes [`refine`] changed (`changed`) to their neighbours again: their old edges
+/// die, and every pair of live nodes that holds a first edge's two triangles (`pairs`), one of
+/// them changed, gets one new edge. The other edges keep their indices (and so their ties).
+fn relink(nodes: &mut [Node], edges: &mut Vec<Edge>, mark: &mut Vec<u32>, pairs: &[(u32, u32)], changed: &[u32]) {
+    let mut is_changed = vec![false; nodes.len()];
+    for &n in changed {
+        is_changed[n as usize] = true;
+    }
+    for edge in edges.iter_mut() {
+        if edge.alive && (is_changed[edge.a as usize] || is_changed[edge.b as usize]) {
+            edge.alive = false;
+            edge.merged = None;
+        }
+    }
+    let mut owner = vec![u32::MAX; pairs.iter().map(|&(a, b)| a.max(b) as usize + 1).max().unwrap_or(0)];
+    for (n, node) in nodes.iter().enumerate().filter(|(_, n)| n.alive) {
+        for &t in &node.triangles {
+            if let Some(o) = owner.get_mut(t as usize) {
+                *o = n as u32;
+            }
+        }
+    }
+    let mut new: Vec<(u32, u32)> = pairs
+        .iter()
+        .map(|&(a, b)| (owner[a as usize], owner[b as usize]))
+        .filter(|&(a, b)| {
+            a != b && a != u32::MAX && b != u32::MAX && (is_changed[a as usize] || is_changed[b as usize])
+        })
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    new.sort_unstable();
+    new.dedup();
+    for node in nodes.iter_mut() {
+        node.edges.retain(|&x| edges[x as usize].alive);
+    }
+    for (a, b) in new {
+        let x = edges.len() as u32;
+        edges.push(Edge::new(a, b));
+        nodes[a as usize].edges.push(x);
+        nodes[b as usize].edges.push(x);
+    }
+    mark.resize(nodes.len(), u32::MAX);
+}
+
 fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
     shape
         .triangles
@@ -1050,10 +1263,12 @@ fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
 /// Merges node `b` of edge `e` into node `a` with the hull `merged` of the two, at `cost`: `a`
 /// takes `b`'s triangles and edges (the collapsed one and duplicates of `a`'s own dropped), `b`
 /// dies.
+#[allow(clippy::too_many_arguments)]
 fn absorb(
     nodes: &mut [Node],
     edges: &mut [Edge],
     mark: &mut [u32],
+    tree: &mut MergeTree,
     e: u32,
     merged: Shape,
     cost: f64,
@@ -1061,6 +1276,7 @@ fn absorb(
 ) {
     let (a, b) = (edges[e as usize].a as usize, edges[e as usize].b as usize);
     edges[e as usize].alive = false;
+    let first = nodes[a].triangles.len() as u32;
     let b_triangles = std::mem::take(&mut nodes[b].triangles);
     let b_edges = std::mem::take(&mut nodes[b].edges);
     let b_error = nodes[b].error;
@@ -1070,6 +1286,8 @@ fn absorb(
     let node = &mut nodes[a];
     node.triangles.extend_from_slice(&b_triangles);
     node.error = node.error.max(cost).max(b_error);
+    tree.merges.push(Merge { parts: [tree.current[a], tree.current[b]], first, error: node.error });
+    tree.current[a] = tree.leaves + tree.merges.len() as u32 - 1;
 
     // Re-link b's edges to a, dropping the one collapsed and duplicates of a's own (`mark` holds,
     // per node, the last collapsed edge whose merged node links to it).
@@ -1195,10 +1413,12 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
 /// by one (a plate and its pockets) would otherwise re-cost all of its edges at every merge. The
 /// old cost is not a bound here (a larger hull can stick out less), so the order is a heuristic;
 /// every merge is still costed on its current nodes and within the limit.
+#[allow(clippy::too_many_arguments)]
 fn merge_close(
     nodes: &mut [Node],
     edges: &mut [Edge],
     mark: &mut [u32],
+    tree: &mut MergeTree,
     cx: &Context,
     spacing: f64,
     scratch: &mut Scratch,
@@ -1276,7 +1496,7 @@ fn merge_close(
         if let Some(rec) = recorder.as_mut() {
             rec.push(&nodes[a].shape, &nodes[b].shape, &merged, distance, cx.mesh);
         }
-        absorb(nodes, edges, mark, e, merged, distance, scratch);
+        absorb(nodes, edges, mark, tree, e, merged, distance, scratch);
         merges += 1;
         for k in 0..nodes[a].edges.len() {
             let edge = &mut edges[nodes[a].edges[k] as usize];

@@ -9,7 +9,10 @@
 //! merged hull seals no concavity deeper than the limit. A second phase, beyond the seed, then merges
 //! neighbouring hulls while the merged hull's new surface stays within
 //! [`DecomposeOptions::merge_distance`] of the input surface (a bound on how far it sticks out,
-//! where the seed's error bounds how deep it seals). The input surface itself is the starting
+//! where the seed's error bounds how deep it seals). Last, every hull is checked against the
+//! input as [`tightness`] scores it, and a hull that sticks out farther than
+//! [`DecomposeOptions::max_protrusion`] of the diagonal is split back into the hulls it was merged
+//! from. The input surface itself is the starting
 //! point: no voxelization, so doorways and ledges keep their shape. [`convex_hull`] is the hull
 //! builder on its own.
 //! [`tightness`] scores any set of hulls (ours, V-HACD's, CoACD's) by how far they stick out of
@@ -88,6 +91,7 @@ mod error;
 mod hacd;
 mod hull;
 pub mod metrics;
+mod protrusion;
 mod quantize;
 mod quickhull;
 mod recorder;

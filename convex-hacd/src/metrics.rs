@@ -216,7 +216,7 @@ fn unit_pair(k: u64) -> (f64, f64) {
 
 /// The input triangles in a uniform grid (for distances) and in coarse clusters (for the winding
 /// number's far field).
-struct Surface<'a> {
+pub(crate) struct Surface<'a> {
     tris: &'a [[DVec3; 3]],
     lo: DVec3,
     cell: f64,
@@ -257,17 +257,17 @@ impl Cluster {
         Cluster { area, centre, radius, range }
     }
 
-    /// The dipole term of the cluster at `p` when it is farther than three radii, else `None`.
+    /// The dipole term of the cluster at `p` when it is farther than `ratio` radii, else `None`.
     #[inline]
-    fn far_field(&self, p: DVec3) -> Option<f64> {
+    fn far_field(&self, p: DVec3, ratio: f64) -> Option<f64> {
         let r = self.centre - p;
         let dist2 = r.length_squared();
-        (dist2 > 9.0 * self.radius * self.radius).then(|| self.area.dot(r) / (dist2 * dist2.sqrt()))
+        (dist2 > ratio * ratio * self.radius * self.radius).then(|| self.area.dot(r) / (dist2 * dist2.sqrt()))
     }
 }
 
 impl<'a> Surface<'a> {
-    fn new(tris: &'a [[DVec3; 3]], lo: DVec3, hi: DVec3) -> Self {
+    pub(crate) fn new(tris: &'a [[DVec3; 3]], lo: DVec3, hi: DVec3) -> Self {
         let extent = (hi - lo).max_element();
         // About two cells per triangle, at most 128 per axis.
         let per_axis = ((2.0 * tris.len() as f64).cbrt().ceil() as usize).clamp(1, 128);
@@ -335,11 +335,18 @@ impl<'a> Surface<'a> {
         Surface { tris, lo, cell, dims, start, entries, clusters, fine_clusters, cluster_tris }
     }
 
-    /// Exact distance from `p` to the nearest triangle: rings of grid cells around `p`'s cell,
+    /// Exact distance from `p` to the nearest triangle.
+    pub(crate) fn distance(&self, p: DVec3) -> f64 {
+        self.nearest(p).0
+    }
+
+    /// The distance from `p` to the nearest triangle, that triangle and the point of it nearest
+    /// `p` (`u32::MAX` and `p` when there is no triangle): rings of grid cells around `p`'s cell,
     /// until the next ring cannot hold anything nearer.
-    fn distance(&self, p: DVec3) -> f64 {
+    pub(crate) fn nearest(&self, p: DVec3) -> (f64, u32, DVec3) {
         let c = [0, 1, 2].map(|k| (((p[k] - self.lo[k]) / self.cell).floor().max(0.0) as usize).min(self.dims[k] - 1));
         let mut best = f64::INFINITY;
+        let mut at = (u32::MAX, p);
         let max_ring = self.dims.iter().copied().max().unwrap_or(1);
         for ring in 0..=max_ring {
             let r = ring as isize;
@@ -362,7 +369,12 @@ impl<'a> Surface<'a> {
                         let cell = x + self.dims[0] * (y + self.dims[1] * z);
                         for &t in &self.entries[self.start[cell] as usize..self.start[cell + 1] as usize] {
                             let [a, b, cc] = self.tris[t as usize];
-                            best = best.min(p.distance(closest_on_triangle(p, a, b, cc)));
+                            let q = closest_on_triangle(p, a, b, cc);
+                            let d = p.distance(q);
+                            if d < best {
+                                best = d;
+                                at = (t, q);
+                            }
                         }
                         x += 1;
                     }
@@ -373,20 +385,25 @@ impl<'a> Surface<'a> {
                 break;
             }
         }
-        best
+        (best, at.0, at.1)
     }
 
     /// The generalized winding number at `p`: exact solid angles for clusters near `p`, a dipole
     /// term for clusters farther than three radii.
-    fn winding_number(&self, p: DVec3) -> f64 {
+    pub(crate) fn winding_number(&self, p: DVec3) -> f64 {
+        self.winding_number_at(p, 3.0)
+    }
+
+    /// [`Surface::winding_number`] with the dipole term for clusters farther than `ratio` radii.
+    pub(crate) fn winding_number_at(&self, p: DVec3, ratio: f64) -> f64 {
         let mut sum = 0.0;
         for coarse in &self.clusters {
-            if let Some(w) = coarse.far_field(p) {
+            if let Some(w) = coarse.far_field(p, ratio) {
                 sum += w;
                 continue;
             }
             for fine in &self.fine_clusters[coarse.range.0 as usize..coarse.range.1 as usize] {
-                if let Some(w) = fine.far_field(p) {
+                if let Some(w) = fine.far_field(p, ratio) {
                     sum += w;
                     continue;
                 }

@@ -29,6 +29,11 @@ pub(crate) struct Prepared {
     pub scale: f64,
     /// The quantization distance in working units.
     pub s: f64,
+    /// Per kept triangle: whether its part (triangles joined by shared edges) is closed enough,
+    /// of one winding and holds a volume, so that it faces outward after preparation (see
+    /// `orient_outward`), and none of its corners lies on a boundary edge; empty when there are
+    /// no triangles.
+    pub solid: Vec<bool>,
 }
 
 /// Scales, welds and filters `mesh`. `cube` is the side of the working cube, `s` the quantization
@@ -189,15 +194,26 @@ fn orient_outward(out: &mut Prepared) {
         let [a, b, c] = out.triangles[t].map(|v| out.positions[v as usize] - o);
         volume[r] += a.dot(b.cross(c));
     }
+    // Corners of boundary edges: a triangle with one is not solid (near a hole, the side of a
+    // face or a sample says nothing).
+    let mut open = vec![false; out.positions.len()];
+    for (&(a, b), &(_, _, uses)) in &edges {
+        if uses == 1 {
+            open[a as usize] = true;
+            open[b as usize] = true;
+        }
+    }
+    out.solid = Vec::with_capacity(n);
     for (tri, &r) in out.triangles.iter_mut().zip(&roots) {
         let closed = f64::from(boundary[r]) <= CLOSED_ENOUGH * f64::from(total[r]);
         // A volume that is rounding (a double-sided sheet's two sides cancel) says nothing: a
         // part must hold some volume for its size. Both sides of the test are six times the
         // true quantity: a 1000 x 1000 x 0.5 plate holds 7e-5 of `(6 area)^1.5`, a sphere 0.04.
-        let solid = -volume[r] > 1e-6 * centre[r].1.powf(1.5);
-        if closed && !is_mixed[r] && solid {
+        let holds = 1e-6 * centre[r].1.powf(1.5);
+        if closed && !is_mixed[r] && -volume[r] > holds {
             tri.swap(1, 2);
         }
+        out.solid.push(closed && !is_mixed[r] && volume[r].abs() > holds && !tri.iter().any(|&v| open[v as usize]));
     }
 }
 

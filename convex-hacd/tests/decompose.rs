@@ -211,6 +211,9 @@ fn bad_input_is_skipped_or_refused() {
         DecomposeOptions { merge_distance: f32::NAN, ..Default::default() },
         DecomposeOptions { merge_distance: -1.0, ..Default::default() },
         DecomposeOptions { merge_distance: f32::INFINITY, ..Default::default() },
+        DecomposeOptions { max_protrusion: f32::NAN, ..Default::default() },
+        DecomposeOptions { max_protrusion: -0.01, ..Default::default() },
+        DecomposeOptions { max_protrusion: f32::INFINITY, ..Default::default() },
     ];
     for options in bad {
         assert!(matches!(decompose(&mesh, &options), Err(DecomposeError::InvalidOptions(_))), "{options:?}");
@@ -360,6 +363,52 @@ fn the_angle_block_stays_within_two_percent() {
     let hulls = d.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
     let t = tightness(&mesh, hulls, &TightnessOptions::default()).expect("scores");
     assert!(t.farthest <= 0.02, "farthest {:.2}% of the diagonal", 100.0 * t.farthest);
+}
+
+/// Each triangle split into four at its edges' midpoints (shared midpoints once).
+fn subdivided(mesh: &IndexedMesh) -> IndexedMesh {
+    let mut positions: Vec<Vec3> = mesh.positions().to_vec();
+    let mut midpoints = std::collections::HashMap::new();
+    let mut triangles = Vec::new();
+    for t in 0..mesh.triangle_count() as u32 {
+        let [a, b, c] = mesh.triangle(t);
+        let mut mid = |u: u32, v: u32| {
+            *midpoints.entry((u.min(v), u.max(v))).or_insert_with(|| {
+                positions.push(0.5 * (positions[u as usize] + positions[v as usize]));
+                positions.len() as u32 - 1
+            })
+        };
+        let (ab, bc, ca) = (mid(a, b), mid(b, c), mid(c, a));
+        triangles.extend([[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
+    }
+    IndexedMesh::new(positions, triangles).unwrap()
+}
+
+/// The final check (`max_protrusion`): on bunny-open subdivided once, a hull over part of the
+/// open bottom, too thick for the thin-plate test, sticks out 2.1% of the diagonal where no
+/// sample's ray runs. The check splits it back into the hulls it was merged from, and the
+/// independent scorer then finds every hull within the bound; turned off, the hull stays.
+#[test]
+fn the_protrusion_check_splits_what_sticks_out() {
+    use convex_hacd::{TightnessOptions, tightness};
+    let mesh = subdivided(&load_mesh(&testdata_file("meshes/classic/bunny-open.obj")).unwrap());
+    let score = |d: &Decomposition| {
+        let hulls = d.hulls.iter().map(|h| (&h.vertices[..], &h.triangles[..]));
+        tightness(&mesh, hulls, &TightnessOptions::default()).expect("scores").farthest
+    };
+    let checked = decompose(&mesh, &DecomposeOptions::default()).expect("decomposes");
+    let unchecked = decompose(&mesh, &DecomposeOptions { max_protrusion: 0.0, ..Default::default() }).unwrap();
+    check_decomposition("bunny-open-L1", &mesh, &checked);
+    assert!(checked.protrusion_splits > 0);
+    assert_eq!(unchecked.protrusion_splits, 0);
+    let (with, without) = (score(&checked), score(&unchecked));
+    assert!(with <= 0.02, "farthest {:.2}% of the diagonal with the check", 100.0 * with);
+    assert!(without > 0.02, "farthest {:.2}% without the check: the test no longer tests it", 100.0 * without);
+    // A split only undoes merges: no more hulls than splits added.
+    assert!(checked.hulls.len() <= unchecked.hulls.len() + checked.protrusion_splits);
+    // With a cap on the count the check is off (a split would break the cap).
+    let capped = decompose(&mesh, &DecomposeOptions { max_hulls: Some(40), ..Default::default() }).unwrap();
+    assert_eq!(capped.protrusion_splits, 0);
 }
 
 /// The second phase merges neighbours that the seed's ray error refuses (the cup's wall segments:
