@@ -3,7 +3,7 @@
 //! primitives), and the separating-axis triangle-box test (Akenine-Möller, "Fast 3D Triangle-Box
 //! Overlap Testing", 2001).
 
-use glam::{DVec2, Vec3};
+use glam::{DVec2, DVec3, Vec3};
 use voxel_core::{Aabb, Ray};
 
 /// A ray prepared for the watertight test: `KZ` is the axis of the direction's largest component
@@ -237,12 +237,11 @@ pub(crate) fn quad_projected(p: [Projected; 4], t_max: f32) -> Option<(f32, u32)
     }
 }
 
-/// True when triangle `tri` and box `b` share a point (touching counts): the 13 separating axes
-/// of Akenine-Möller. The three box axes are tested on the raw coordinates, so a triangle that
-/// passes always has a bounding box that overlaps `b`. An empty or non-finite box overlaps
-/// nothing; so does a triangle with a non-finite corner. With coordinates (relative to the box's
-/// centre) beyond about 3e12, where the plane test's products overflow `f32`, the answer is
-/// conservative: a triangle near the box may be reported, none that touches it is missed.
+/// True when triangle `tri` and box `b` share a point (touching counts, a triangle lying in one
+/// of the box's faces too): the 13 separating axes of Akenine-Möller, in `f64`. The three box
+/// axes are tested on the raw coordinates, so a triangle that passes always has a bounding box
+/// that overlaps `b`. An empty or non-finite box overlaps nothing; so does a triangle with a
+/// non-finite corner.
 ///
 /// ```
 /// use glam::Vec3;
@@ -258,13 +257,31 @@ pub(crate) fn quad_projected(p: [Projected; 4], t_max: f32) -> Option<(f32, u32)
 /// assert!(!triangle_overlaps_aabb(far, &unit));
 /// ```
 pub fn triangle_overlaps_aabb(tri: [Vec3; 3], b: &Aabb) -> bool {
-    b.is_valid() && triangle_overlaps_box(tri, b, b.center(), b.size() * 0.5)
+    b.is_valid() && triangle_overlaps_box(tri, b, box_centre(b), box_half(b))
+}
+
+/// The centre of `b` in `f64`: exact for `f32` corners.
+#[inline]
+pub(crate) fn box_centre(b: &Aabb) -> DVec3 {
+    (b.min.as_dvec3() + b.max.as_dvec3()) * 0.5
+}
+
+/// Half the size of `b` in `f64`: exact for `f32` corners.
+#[inline]
+pub(crate) fn box_half(b: &Aabb) -> DVec3 {
+    (b.max.as_dvec3() - b.min.as_dvec3()) * 0.5
 }
 
 /// [`triangle_overlaps_aabb`] for a valid box `b` with its centre `c` and half size `h`, which
-/// a query computes once for all its candidates.
+/// a query computes once for all its candidates (in `f64`: from `f32` corners both are exact).
+///
+/// The separating-axis tests run in `f64`, where the corners relative to the exact centre, the
+/// edges, and the nine edge axes' projections and radii are exact for coordinates within a few
+/// million ulps of each other. So a triangle lying in a face of the box, or with a corner on it,
+/// touches it: in `f32`, the rounded centre and half size moved that face by an ulp, and such
+/// triangles were dropped (an audit found 16% of floor triangles in a box's bottom face lost).
 #[inline(always)]
-pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) -> bool {
+pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: DVec3, h: DVec3) -> bool {
     let [t0, t1, t2] = tri;
     // Box axes on raw coordinates: exactly the bounding-box overlap. First, as it rejects most
     // candidates of a box query; a non-finite corner can slip through it (`min` and `max` skip
@@ -275,12 +292,11 @@ pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) 
     if !(t0.is_finite() && t1.is_finite() && t2.is_finite()) {
         return false;
     }
-    let (v0, v1, v2) = (t0 - c, t1 - c, t2 - c);
+    let (v0, v1, v2) = (t0.as_dvec3() - c, t1.as_dvec3() - c, t2.as_dvec3() - c);
     let edges = [v1 - v0, v2 - v1, v0 - v2];
     // Nine cross-product axes: each edge crossed with each box axis. Each axis has a zero
-    // component, left out of the dot products: `0 * x` adds an exact zero for finite `x`, so the
-    // sums are bit for bit those of the full dot products, in a third fewer operations.
-    let separated = |p: [f32; 3], r: f32| p[0].min(p[1]).min(p[2]) > r || p[0].max(p[1]).max(p[2]) < -r;
+    // component, left out of the dot products.
+    let separated = |p: [f64; 3], r: f64| p[0].min(p[1]).min(p[2]) > r || p[0].max(p[1]).max(p[2]) < -r;
     let v = [v0, v1, v2];
     for e in edges {
         // Axis (0, -e.z, e.y).
@@ -296,23 +312,19 @@ pub(crate) fn triangle_overlaps_box(tri: [Vec3; 3], b: &Aabb, c: Vec3, h: Vec3) 
             return false;
         }
     }
-    // The triangle's plane against the box, with the rounding of `n` allowed for: on a nearly
-    // collinear triangle `n` is rounding noise (a triangle the tree keeps, with corners 2p1 - p0
-    // = p2 in `f32`, has `n` = (0, 3e-5, 0)), and its plane would separate boxes the triangle
-    // passes through. A few ulps of `|e0| |e1| |v0|`: far below `r` for any other triangle.
+    // The triangle's plane against the box, with the rounding of `n` and `d` allowed for (a
+    // few ulps of `|e0| |e1| |v0|`): on a nearly collinear triangle `n` is rounding noise, and
+    // its plane would separate boxes the triangle passes through.
     let n = edges[0].cross(edges[1]);
     let d = n.dot(v0);
     let r = h.dot(n.abs());
     let rounding = 8.0
-        * f32::EPSILON
+        * f64::EPSILON
         * edges[0].abs().max_element()
         * edges[1].abs().max_element()
         * (v0.abs().max_element() + h.max_element());
-    // Products of three coordinates overflow `f32` from about 3e12 (a NaN distance dropped
-    // triangles at 1e15): written so that a NaN or infinite distance against an infinite
-    // allowance counts as touching. Beyond that size the answer is conservative (it may report a
-    // triangle that only passes near the box), never a miss. (Beyond about 1e19 the nine axes
-    // above can overflow too; an infinite or NaN projection never separates.)
+    // Written so that a NaN distance (products overflowing `f64`, beyond about 1e100, which
+    // `f32` corners never reach) counts as touching.
     !(d.abs() > r + rounding)
 }
 
@@ -443,18 +455,18 @@ mod tests {
         let _ = ray_triangle(&ray, huge, f32::INFINITY);
     }
 
-    /// The separating-axis test with full dot products, as it was before the zero components
-    /// were left out.
+    /// The separating-axis test with full dot products (in `f64`), as it was before the zero
+    /// components were left out.
     fn overlaps_with_full_dots(tri: [Vec3; 3], b: &Aabb) -> bool {
         let [t0, t1, t2] = tri;
         if !(t0.min(t1).min(t2).cmple(b.max).all() && t0.max(t1).max(t2).cmpge(b.min).all()) {
             return false;
         }
-        let (c, h) = (b.center(), b.size() * 0.5);
-        let (v0, v1, v2) = (t0 - c, t1 - c, t2 - c);
+        let (c, h) = (box_centre(b), box_half(b));
+        let (v0, v1, v2) = (t0.as_dvec3() - c, t1.as_dvec3() - c, t2.as_dvec3() - c);
         let edges = [v1 - v0, v2 - v1, v0 - v2];
         for e in edges {
-            for axis in [Vec3::new(0.0, -e.z, e.y), Vec3::new(e.z, 0.0, -e.x), Vec3::new(-e.y, e.x, 0.0)] {
+            for axis in [DVec3::new(0.0, -e.z, e.y), DVec3::new(e.z, 0.0, -e.x), DVec3::new(-e.y, e.x, 0.0)] {
                 let (p0, p1, p2) = (v0.dot(axis), v1.dot(axis), v2.dot(axis));
                 let r = h.dot(axis.abs());
                 if p0.min(p1).min(p2) > r || p0.max(p1).max(p2) < -r {
@@ -489,6 +501,49 @@ mod tests {
         for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             let tri = [Vec3::new(bad, 0.5, 0.5), inside[0], inside[1]];
             assert!(!triangle_overlaps_aabb(tri, &unit), "{tri:?}");
+        }
+    }
+
+    /// A triangle in a face of the box touches it, wherever the box lies: in `f32` the rounded
+    /// centre and half size moved the face by an ulp (an audit's floor triangle, and 16% of
+    /// random ones, were dropped).
+    #[test]
+    fn a_triangle_in_a_face_of_the_box_touches_it() {
+        let tri = [
+            Vec3::new(-3.6485415, -5.671218, 3.8871841),
+            Vec3::new(-2.6485415, -5.671218, 3.8871841),
+            Vec3::new(-3.6485415, -5.671218, 4.887184),
+        ];
+        let b = Aabb::new(Vec3::new(-3.9485414, -5.671218, 3.5871842), Vec3::new(-3.0485415, -3.6625512, 4.2871842));
+        assert!(triangle_overlaps_aabb(tri, &b));
+        let mut seed = 4242u64;
+        let mut next = |scale: f32| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * scale
+        };
+        for k in 0..20000 {
+            let scale = [30.0, 3e4, 3e6][k % 3];
+            let (lo, size) =
+                (Vec3::new(next(scale), next(scale), next(scale)), Vec3::new(1.0, 2.0, 0.5) * scale.sqrt());
+            let b = Aabb::new(lo, lo + size);
+            let axis = k % 3;
+            let face = if k % 2 == 0 { b.min[axis] } else { b.max[axis] };
+            // Corners in the face, two of them inside its rectangle, one anywhere in its plane.
+            let mut corner = |inside: bool| {
+                let mut p = b.min + (b.max - b.min) * Vec3::new(next(1.0) + 0.5, next(1.0) + 0.5, next(1.0) + 0.5);
+                if !inside {
+                    p += Vec3::new(next(scale), next(scale), next(scale));
+                }
+                p[axis] = face;
+                p.clamp(Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
+            };
+            let tri = [corner(true), corner(true), corner(false)];
+            assert!(triangle_overlaps_aabb(tri, &b), "{tri:?} in a face of {b:?}");
+            // A corner strictly inside the box, anywhere: it overlaps.
+            let (far0, far1) = (corner(false), corner(false));
+            let inner = b.min + (b.max - b.min) * Vec3::new(next(0.98) + 0.5, next(0.98) + 0.5, next(0.98) + 0.5);
+            let tri = [inner, far0, far1];
+            assert!(triangle_overlaps_aabb(tri, &b), "{tri:?} with a corner inside {b:?}");
         }
     }
 

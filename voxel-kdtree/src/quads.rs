@@ -7,7 +7,9 @@
 use voxel_core::{Aabb, Ray, TriangleSource, validate_triangles};
 
 use crate::build::{self, MAX_PRIMITIVES, Record, triangle_is_usable};
-use crate::intersect::{quad_projected, triangle_overlaps_box, triangle_projected, with_major_axis};
+use crate::intersect::{
+    box_centre, box_half, quad_projected, triangle_overlaps_box, triangle_projected, with_major_axis,
+};
 use crate::query::walk_ray;
 use crate::{KdTree, KdTreeError, RayHit, Scratch};
 
@@ -152,7 +154,7 @@ impl QuadTree {
         if !self.tree.matches(source) || !query.is_valid() {
             return;
         }
-        let (centre, half_size) = (query.center(), query.size() * 0.5);
+        let (centre, half_size) = (box_centre(query), box_half(query));
         self.tree.walk_aabb(query, scratch, |id| {
             let q = id & QUAD_MASK;
             for (half, skip) in [(0, SKIP_FIRST), (1, SKIP_SECOND)] {

@@ -5,7 +5,7 @@
 
 use voxel_core::{Aabb, Ray, TriangleSource};
 
-use crate::intersect::{Sheared, triangle_overlaps_box, triangle_projected, with_major_axis};
+use crate::intersect::{Sheared, box_centre, box_half, triangle_overlaps_box, triangle_projected, with_major_axis};
 use crate::{KdTree, Node};
 
 /// Relative widening of every segment bound, in units of the coordinates involved: 64 `f32`
@@ -129,7 +129,7 @@ impl KdTree {
         if !self.matches(source) || !query.is_valid() {
             return;
         }
-        let (centre, half) = (query.center(), query.size() * 0.5);
+        let (centre, half) = (box_centre(query), box_half(query));
         self.walk_aabb(query, scratch, |id| {
             if triangle_overlaps_box(source.triangle_positions(id), query, centre, half) {
                 out.push(id);
@@ -330,20 +330,21 @@ pub(crate) fn walk_ray<T: NodeSource, const K: usize>(
         return;
     }
     let bounds = tree.root_bounds();
+    // Every plane lies within the root box, so `scale` bounds `|plane|` for the widening.
+    let scale = bounds.min.abs().max(bounds.max.abs()).max_element();
+    // The root's entry moves back by the widening at the scale of the tree's coordinates (below);
+    // the box is clipped with `t_max` moved on by as much, so that a hit at `t_max` on the box's
+    // surface, whose computed entry can lie a few ulps past it, is still reached.
+    let root_pad = WIDEN * (scale + ray.origin.abs().max_element()) / ray.dir.abs().max_element();
     // An empty tree's box is empty: the ray misses it.
-    let Some((enter, exit)) = bounds.intersect_ray(ray, 0.0, t_max) else { return };
+    let Some((enter, exit)) = bounds.intersect_ray(ray, 0.0, t_max + WIDEN * t_max + root_pad) else { return };
     let shear = Sheared::<K>::new(ray);
     let origin = ray.origin.to_array();
     let inv = ray.inv_dir.to_array();
-    // Every plane lies within the root box, so `scale` bounds `|plane|` for the widening.
-    let scale = bounds.min.abs().max(bounds.max.abs()).max_element();
     let pad =
         [0, 1, 2].map(|a| if inv[a].is_finite() { WIDEN * (scale + origin[a].abs()) * inv[a].abs() } else { 0.0 });
     let near = inv.map(|i| usize::from(i.is_sign_negative()));
-    // The root's entry moves back by the widening at the scale of the tree's coordinates.
-    let enter = (enter
-        - WIDEN * (enter.abs() + (scale + ray.origin.abs().max_element()) / ray.dir.abs().max_element()))
-    .max(0.0);
+    let enter = (enter - WIDEN * enter.abs() - root_pad).max(0.0);
     let mut cutoff = t_max;
     let stack = &mut scratch.ray;
     let mut depth = 0usize;

@@ -428,6 +428,42 @@ fn rays_on_split_planes_with_signed_zero_directions() {
     }
 }
 
+/// A hit at exactly `t_max` on the root box's surface: the computed entry into the box (1.0)
+/// lies an ulp past the hit (0.99999994), and the tree clipped the ray to the box with `t_max`
+/// before widening, so the hit brute force finds was lost (an audit's single triangle; 422
+/// cases over its meshes). Every hit is then cast again with `t_max` at its own distance.
+#[test]
+fn a_hit_at_t_max_on_the_root_box_is_found() {
+    let mesh = IndexedMesh::new(
+        vec![Vec3::new(-1.0, 0.3, 2.0), Vec3::new(4.0, 1.0, -2.5), Vec3::new(0.5, 3.7, 0.25)],
+        vec![[0, 1, 2]],
+    )
+    .unwrap();
+    let tree = KdTree::build(&mesh).unwrap();
+    let mut scratch = Scratch::new();
+    let ray = Ray::new(Vec3::new(6.3625426, -0.83105606, -3.0132043), Vec3::new(-7.3625426, 1.1310561, 5.0132046));
+    let hit = ray_triangle(&ray, mesh.triangle_positions(0), f32::INFINITY).expect("the ray hits the triangle");
+    assert_eq!(tree.cast_ray(&mesh, &ray, hit, &mut scratch).map(|h| h.t), Some(hit));
+    assert!(tree.any_hit(&mesh, &ray, hit, &mut scratch));
+    let mut rng = Rng(99);
+    let mut hits = 0;
+    for seed in 0..4 {
+        let mesh = height_field(seed, 9);
+        let tree = KdTree::build(&mesh).unwrap();
+        for _ in 0..3000 {
+            let from = Vec3::new(rng.range(-2.0, 12.0), rng.range(-3.0, 6.0), rng.range(-2.0, 12.0));
+            let to = Vec3::new(rng.range(0.0, 9.0), rng.range(-1.0, 2.0), rng.range(0.0, 9.0));
+            let ray = Ray::new(from, to - from);
+            let Some(expect) = brute_closest(&mesh, &ray, f32::INFINITY) else { continue };
+            hits += 1;
+            assert_eq!(brute_closest(&mesh, &ray, expect.t), Some(expect));
+            assert_eq!(tree.cast_ray(&mesh, &ray, expect.t, &mut scratch), Some(expect), "{ray:?}");
+            assert!(tree.any_hit(&mesh, &ray, expect.t, &mut scratch), "{ray:?}");
+        }
+    }
+    assert!(hits > 1000, "{hits}");
+}
+
 /// Soups far below and far above unit size (an audit found the tree missing hits at 1e-20 and
 /// taking the farther of two triangles at 1e-16, where the ray test's products underflowed):
 /// every query still equals brute force.
