@@ -319,7 +319,8 @@ impl Occupancy {
     /// misses the box).
     ///
     /// Bad input is a documented no-hit, never a panic or a hang: an invalid [`Ray`] (origin not
-    /// finite; direction NaN, infinite, zero or subnormal; see [`Ray::try_new`] for the reason),
+    /// finite; direction NaN, infinite, or zero or subnormal in every component; see
+    /// [`Ray::try_new`] for the reason; a single subnormal component counts as zero),
     /// a NaN or negative `max_t`. An infinite `max_t` walks to the world's edge.
     ///
     /// Allocation-free; the walk is bounded by the world box. On x86_64 CPUs with AVX2 (detected
@@ -665,7 +666,10 @@ fn hit(walk: &Walk, ray: &Ray) -> RayHit {
     // the rounding of origin + t * dir.
     let plane = voxel.as_vec3a() + Vec3A::select(down, Vec3A::ONE, Vec3A::ZERO);
     let point = Vec3A::select(on_face, plane, walk.origin + walk.dir * walk.t);
-    RayHit { voxel, face: Some(Face { axis: Axis::from_index(a), positive }), t: walk.t, point: point.into() }
+    // `+ 0.0`: an origin on the face's plane crosses it at `t = -0.0` (a zero times a negative
+    // inverse), which the walk's own order of times ignores; a hit reports it as `+0.0`.
+    let t = walk.t + 0.0;
+    RayHit { voxel, face: Some(Face { axis: Axis::from_index(a), positive }), t, point: point.into() }
 }
 
 #[cfg(test)]
