@@ -961,10 +961,7 @@ fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
     link_touching(prep, nodes, &mut pairs);
     pairs.sort_unstable();
     pairs.dedup();
-    pairs
-        .into_iter()
-        .map(|p| Edge::new((p >> 32) as u32, p as u32))
-        .collect()
+    pairs.into_iter().map(|p| Edge::new((p >> 32) as u32, p as u32)).collect()
 }
 
 /// Links triangles that touch without sharing an edge: a vertex within `s` of another triangle
