@@ -1,7 +1,8 @@
 //! Decomposes one OBJ or STL file and prints hull counts, the time and the tightness figure:
 //! `cargo run --release -p convex-hacd --example decompose_file -- path/to/mesh.obj [repeats] [--time-only]
-//! [--concavity X] [--merge-distance X] [--max-vertices N]` (`--time-only` skips the score;
-//! `--concavity`, `--merge-distance` and `--max-vertices` override the defaults).
+//! [--concavity X] [--merge-distance X] [--max-protrusion X] [--max-vertices N]` (`--time-only` skips
+//! the score; `--concavity`, `--merge-distance`, `--max-protrusion` and `--max-vertices` override the
+//! defaults).
 //!
 //! With `--score HULLS.obj` it decomposes nothing and scores the hulls of that OBJ file instead
 //! (one hull per `o` or `g` group), as `cargo xtask coacd` does for CoACD's output:
@@ -56,6 +57,10 @@ fn main() {
     let mut options = DecomposeOptions::default();
     if let Some(k) = args.iter().position(|a| a == "--concavity") {
         options.concavity = args.get(k + 1).and_then(|c| c.parse().ok()).unwrap_or(options.concavity);
+    }
+    // `--max-protrusion X` overrides the final check's bound (0 turns it off).
+    if let Some(k) = args.iter().position(|a| a == "--max-protrusion") {
+        options.max_protrusion = args.get(k + 1).and_then(|c| c.parse().ok()).unwrap_or(options.max_protrusion);
     }
     // `--merge-distance X` overrides the second phase's distance (0 turns it off).
     if let Some(k) = args.iter().position(|a| a == "--merge-distance") {

@@ -217,9 +217,17 @@ impl Samples {
         (best <= radius).then_some(best)
     }
 
-    /// [`Samples::surface_within`] with no radius (`None` when there is no sample).
-    pub(crate) fn surface_nearest(&self, p: DVec3, reach: f64, mesh: &Prepared, seen: &mut Visited) -> Option<Nearest> {
-        let nearest = self.search_until(p, f64::MAX.sqrt(), -1.0)?;
+    /// [`Samples::surface_within`], with the nearest triangle, its point nearest `p` and the
+    /// nearest sample (`None` when no sample lies within `radius`).
+    pub(crate) fn surface_nearest(
+        &self,
+        p: DVec3,
+        radius: f64,
+        reach: f64,
+        mesh: &Prepared,
+        seen: &mut Visited,
+    ) -> Option<Nearest> {
+        let nearest = self.search_until(p, radius, -1.0)?;
         Some(self.surface_near(p, nearest, nearest + reach, mesh, seen))
     }
 

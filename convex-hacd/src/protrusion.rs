@@ -249,6 +249,12 @@ impl<'a> Protrusion<'a> {
                 }
             }
         }
+        self.winding_outside(x, nearest.distance)
+    }
+
+    /// Whether `x`, at least `d` from the surface, is outside the input by the winding number, as
+    /// [`tightness`](crate::tightness) has it; marks the cells around a point well inside.
+    fn winding_outside(&mut self, x: DVec3, d: f64) -> bool {
         let tris = self.tris;
         let surface = self.surface.get_or_insert_with(|| {
             let (lo, hi) = tris
@@ -262,7 +268,7 @@ impl<'a> Protrusion<'a> {
         // near an open part's holes it is not, but it changes gradually this far from the
         // surface, and a point this deep inside settles its ball as above.
         if w > 0.9 {
-            self.mark_inside(x, nearest.distance);
+            self.mark_inside(x, d);
         }
         w < 0.5
     }
@@ -298,12 +304,21 @@ impl<'a> Protrusion<'a> {
                 // Farther from every sample: the distance to the surface (the samples' overstates
                 // it by up to about a spacing; the triangles of the samples within 1.5 spacings
                 // of the nearest one hold the nearest point), then inside or outside.
-                let Some(nearest) = self.samples.surface_nearest(x, 1.5 * self.spacing, self.mesh, &mut self.seen)
-                else {
-                    continue;
-                };
-                if nearest.distance > limit && self.outside(x, &nearest) {
-                    return true;
+                // Searched within the reach of an inside point's marks: beyond it the distance
+                // would only cost (an open box's missing lid: 500 units from any sample).
+                let far = limit + MARK_REACH as f64 * self.cell * 3f64.sqrt();
+                let nearest = self.samples.surface_nearest(x, far, 1.5 * self.spacing, self.mesh, &mut self.seen);
+                match nearest {
+                    Some(nearest) => {
+                        if nearest.distance > limit && self.outside(x, &nearest) {
+                            return true;
+                        }
+                    }
+                    None => {
+                        if self.winding_outside(x, far) {
+                            return true;
+                        }
+                    }
                 }
             }
         }
