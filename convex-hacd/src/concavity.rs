@@ -41,8 +41,6 @@ pub(crate) struct Nearest {
     /// The triangle at that distance and its point nearest the query, when a triangle is nearer
     /// than the nearest sample (else the distance is the sample's).
     pub triangle: Option<(u32, DVec3)>,
-    /// The nearest sample's position and normal.
-    pub sample: (DVec3, DVec3),
 }
 
 /// Triangles already measured by one [`Samples::surface_within`] query: a stamp per triangle,
@@ -217,8 +215,8 @@ impl Samples {
         (best <= radius).then_some(best)
     }
 
-    /// [`Samples::surface_within`], with the nearest triangle, its point nearest `p` and the
-    /// nearest sample (`None` when no sample lies within `radius`).
+    /// [`Samples::surface_within`] with the nearest triangle and its point nearest `p` (`None`
+    /// when no sample lies within `radius`).
     pub(crate) fn surface_nearest(
         &self,
         p: DVec3,
@@ -232,25 +230,20 @@ impl Samples {
     }
 
     /// The nearest of `nearest` (a sample's distance) and the triangles with a sample within `r`
-    /// of `p` (and so the nearest sample, which lies within `r`).
+    /// of `p`.
     fn surface_near(&self, p: DVec3, nearest: f64, r: f64, mesh: &Prepared, seen: &mut Visited) -> Nearest {
         let rr = r * r;
         let (lo, hi) = (self.cell_coords(p - DVec3::splat(r)), self.cell_coords(p + DVec3::splat(r)));
         seen.start(mesh.triangles.len());
         let mut best = nearest;
         let mut at = None;
-        let mut sample = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
         for z in lo[2]..=hi[2] {
             for y in lo[1]..=hi[1] {
                 let row = self.dims[0] * (y + self.dims[1] * z);
                 let (start, end) = (self.cell_start[row + lo[0]] as usize, self.cell_start[row + hi[0] + 1] as usize);
                 for i in start..end {
-                    let d2 = self.positions[i].distance_squared(p);
-                    if d2 > rr {
+                    if self.positions[i].distance_squared(p) > rr {
                         continue;
-                    }
-                    if d2 < sample.0 {
-                        sample = (d2, self.positions[i], self.normals[i]);
                     }
                     let t = self.triangles[i];
                     if !seen.insert(t) {
@@ -266,7 +259,7 @@ impl Samples {
                 }
             }
         }
-        Nearest { distance: best, triangle: at, sample: (sample.1, sample.2) }
+        Nearest { distance: best, triangle: at }
     }
 
     /// The distance from `p` to the nearest sample within `radius`, except that the search

@@ -874,7 +874,9 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     }
 
     let mut hulls = Vec::with_capacity(alive_nodes);
-    for node in nodes.iter_mut().filter(|n| n.alive) {
+    // (A part whose hull could not be built again, which its triangles had before, has no
+    // points: left out rather than returned empty.)
+    for node in nodes.iter_mut().filter(|n| n.alive && !n.shape.points.is_empty()) {
         let mut source: Vec<u32> = node.triangles.iter().map(|&t| prep.source[t as usize]).collect();
         source.sort_unstable();
         if node.shape.grown {

@@ -132,10 +132,16 @@ impl<'a> Protrusion<'a> {
         // Cells small enough that the 27 around a sample's are within the limit of it (a point
         // of a cell one cell away per axis is within 2 sqrt(3) cells of the sample), or larger
         // when that would take more than MAX_CELLS.
-        let size = (hi - lo).max(DVec3::splat(f64::MIN_POSITIVE));
         let fine = 0.99 * limit / ((NEAR_REACH + 1) as f64 * 3f64.sqrt());
-        let cell = fine.max((size.x * size.y * size.z / MAX_CELLS as f64).cbrt());
-        let dims = ((hi - lo) / cell).floor().to_array().map(|d| (d as usize + 1).min(MAX_CELLS));
+        // Cells along each axis (saturating), and their product; doubled until at most
+        // MAX_CELLS (a flat input has one cell across, so the volume says nothing).
+        let dims_for = |cell: f64| ((hi - lo) / cell).floor().to_array().map(|d| (d as usize).saturating_add(1));
+        let count = |dims: [usize; 3]| dims[0].saturating_mul(dims[1]).saturating_mul(dims[2]);
+        let mut cell = fine.max((hi - lo).max_element() / MAX_CELLS as f64).max(f64::MIN_POSITIVE);
+        while count(dims_for(cell)) > MAX_CELLS {
+            cell *= 2.0;
+        }
+        let dims = dims_for(cell);
         let mut check = Protrusion {
             samples,
             mesh,
@@ -225,25 +231,25 @@ impl<'a> Protrusion<'a> {
     }
 
     /// Whether `x`, farther than the limit from the surface, is outside the input. Where its
-    /// nearest point on the input lies on a solid part (closed but for a few cracks, of one
-    /// winding, holding a volume, and so facing outward), the side of the face it lies inside,
-    /// or where it lies on an edge or a corner, the side of the nearest sample (in the region
-    /// of points nearest an edge, a point lies on the same side of both faces), says inside.
-    /// Else, and to confirm an outside, the winding number, as
-    /// [`tightness`](crate::tightness) has it. Marks the cells around an inside point.
+    /// nearest point on the input lies inside a face (not on its edges) of a solid part (closed
+    /// but for a few cracks, of one winding, holding a volume, and so facing outward), the face's
+    /// side says inside. Else, and to confirm an outside, the winding number, as
+    /// [`tightness`](crate::tightness) has it. (The nearest sample's side, where the nearest
+    /// point lies on an edge, was wrong beside edges sharper than 90 degrees: a review found 75
+    /// of 2000 points outside a 10-degree blade called inside.) Marks the cells around an
+    /// inside point.
     fn outside(&mut self, x: DVec3, nearest: &Nearest) -> bool {
         let d = nearest.distance;
         if let Some((t, q)) = nearest.triangle {
             if self.mesh.solid.get(t as usize).copied().unwrap_or(false) {
                 let [a, b, c] = self.tris[t as usize];
                 if let Some(n) = (b - a).cross(c - a).try_normalize() {
-                    let side = (x - q).dot(n);
-                    let (s, normal) = nearest.sample;
-                    if side <= -0.999 * d || (side.abs() < 0.999 * d && (x - s).dot(normal) < 0.0) {
+                    if (x - q).dot(n) <= -0.999 * d {
                         // Inside: so is the ball of radius `d`, which the surface does not
-                        // reach. Deep inside, where a hull's face cuts through a solid part, one
-                        // point settles the cells of many.
-                        self.mark_inside(x, d);
+                        // reach (less a spacing: `d` can overstate the distance by a little at
+                        // a needle's far end). Deep inside, where a hull's face cuts through a
+                        // solid part, one point settles the cells of many.
+                        self.mark_inside(x, d - self.spacing);
                         return false;
                     }
                 }
@@ -407,6 +413,58 @@ mod tests {
             let (p, t) = cuboid(DVec3::new(-500.0, -500.0, -20.0), DVec3::new(500.0, 500.0, 0.0));
             assert!(!check.sticks_out(&p, &t, &mut buf), "20 behind: within 25");
         });
+    }
+
+    /// Beside an edge sharper than 90 degrees a point can lie behind one face's plane and still
+    /// be outside: the nearest sample's side called 75 of 2000 such points inside around a
+    /// 10-degree blade (a review), and marked cells outside as inside. Every far point is now
+    /// classified as the winding number has it, and every cell marked inside is inside.
+    #[test]
+    fn beside_a_sharp_blade_outside_is_outside() {
+        // A closed prism whose cross-section is a 10-degree wedge, its edge along z.
+        let spread = (5f64.to_radians()).tan();
+        let section = [DVec3::ZERO, DVec3::new(-1.0, spread, 0.0), DVec3::new(-1.0, -spread, 0.0)];
+        let mut points: Vec<DVec3> = section.to_vec();
+        points.extend(section.iter().map(|p| *p + DVec3::Z));
+        let triangles = [[0, 2, 1], [3, 4, 5], [0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4], [2, 0, 3], [2, 3, 5]];
+        let input = mesh(&points, &triangles);
+        let prep = prepare(&input, 1000.0, 0.1);
+        let samples = Samples::new(&prep, 10.0);
+        let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+        let (lo, hi) =
+            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let surface = Surface::new(&tris, lo, hi);
+        let mut check = Protrusion::new(&samples, &prep, &tris, 25.0, 10.0);
+        // The blade's edge in the cube: the prepared prism spans x over 1000 units, the edge at
+        // its largest x.
+        let edge_x = hi.x;
+        let mut seen = Visited::default();
+        let (mut outside, mut checked) = (0, 0);
+        for i in 0..40 {
+            for j in 0..40 {
+                let x =
+                    DVec3::new(edge_x - 200.0 + 10.0 * f64::from(i), -200.0 + 10.0 * f64::from(j), 0.5 * (lo.z + hi.z));
+                let Some(nearest) = samples.surface_nearest(x, 1e9, 15.0, &prep, &mut seen) else { continue };
+                if nearest.distance <= 25.0 {
+                    continue;
+                }
+                let expected = surface.winding_number(x).abs() < 0.5;
+                assert_eq!(check.outside(x, &nearest), expected, "{x}");
+                checked += 1;
+                outside += usize::from(expected);
+            }
+        }
+        assert!(checked > 1000 && outside > 1000, "{checked} {outside}");
+        for z in 0..check.dims[2] {
+            for y in 0..check.dims[1] {
+                for x in 0..check.dims[0] {
+                    if check.inside.get(y + check.dims[1] * z, x) {
+                        let centre = check.origin + (DVec3::new(x as f64, y as f64, z as f64) + 0.5) * check.cell;
+                        assert!(surface.winding_number(centre).abs() >= 0.5, "cell ({x}, {y}, {z}) marked inside");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

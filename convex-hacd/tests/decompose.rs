@@ -218,6 +218,16 @@ fn bad_input_is_skipped_or_refused() {
     for options in bad {
         assert!(matches!(decompose(&mesh, &options), Err(DecomposeError::InvalidOptions(_))), "{options:?}");
     }
+    // A tiny protrusion bound on a flat input: the check's grid is sized by its cell count, not
+    // its volume (zero): a review found allocations of 7.6 GB at 1e-5 and an index out of range
+    // at 1e-30.
+    let square =
+        IndexedMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y], vec![[0, 1, 2], [0, 2, 3]])
+            .unwrap();
+    for max_protrusion in [1e-5, 1e-6, 1e-30, f32::MIN_POSITIVE] {
+        let d = decompose(&square, &DecomposeOptions { max_protrusion, ..Default::default() }).unwrap();
+        assert_eq!(d.hulls.iter().map(|h| h.source_triangles.len()).sum::<usize>(), 2);
+    }
     // A spacing the option check allows (cube / 10000) but that would take about 2e8 samples on
     // this tetrahedron's area: refused before any is made.
     let tetra =
