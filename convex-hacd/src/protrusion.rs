@@ -16,8 +16,8 @@ use crate::concavity::{Nearest, Samples, Visited, sample_triangle};
 use crate::metrics::Surface;
 use crate::quantize::Prepared;
 
-/// The most grid cells. With the default bound (a fraction of the diagonal) about 1.4 million
-/// cells at most are needed, on a cube.
+/// The most grid cells (two bits each). With the default bound (a fraction of the diagonal) about
+/// 2 million at most are needed, on a cube.
 const MAX_CELLS: usize = 1 << 24;
 
 /// How many cells around a sample's own (per axis) are near it: the cells are sized so that
