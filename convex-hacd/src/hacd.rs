@@ -56,9 +56,9 @@ pub struct DecomposeOptions {
     /// notch beside its triangles, where no sample's ray runs. Between the points checked, a face
     /// can stand up to about 0.7 spacings farther out. After splits, the distance phase runs again
     /// over the parts (merging what does not stick out), and the hulls it merged are checked again.
-    /// The recorder keeps the collapses a split undid. Default 0.016 (leaving 0.4% of the diagonal below the
-    /// promised 2% for the faces between the points checked); 0 turns the check off, and
-    /// so does [`max_hulls`](Self::max_hulls) (a split would break the cap).
+    /// The recorder keeps the collapses a split undid. Default 0.016 (leaving 0.4% of the
+    /// diagonal below the promised 2% for the faces between the points checked); 0 turns the
+    /// check off, and so does [`max_hulls`](Self::max_hulls) (a split would break the cap).
     pub max_protrusion: f32,
     /// Keep collapsing past the concavity limit, cheapest first, until at most this many hulls are
     /// left (only across shared edges: parts of the mesh that share no edge are never joined).
@@ -839,8 +839,8 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     }
 
     // Beyond the seed: hulls that stick out too far are split back (see `max_protrusion`). The
-    // distance phase then runs again over the parts, which it merges where that does not stick
-    // out (its bound is below the check's), and the nodes it merged are checked again.
+    // distance phase then runs again over the parts, which it merges where that stays within 0.9
+    // of the check's bound, and the nodes it merged are checked again.
     let mut protrusion_splits = 0;
     if options.max_protrusion > 0.0 && options.max_hulls.is_none() && !prep.triangles.is_empty() {
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
