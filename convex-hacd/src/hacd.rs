@@ -844,14 +844,11 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     let mut protrusion_splits = 0;
     if options.max_protrusion > 0.0 && options.max_hulls.is_none() && !prep.triangles.is_empty() {
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-        let (lo, hi) =
-            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
-        let limit = f64::from(options.max_protrusion) * (hi - lo).length();
-        let mut check = Protrusion::new(&samples, &prep, &tris, limit, spacing);
+        let mut check = Protrusion::new(&samples, &prep, &tris, f64::from(options.max_protrusion), spacing);
         // Merging again within the check's bound too: where the bound is below the phase's (a long
         // part's diagonal is near the cube's side, and 0.016 of it under 20), the phase would
         // merge what the check split.
-        let again = Context { limit: distance.min(0.9 * limit), ..cx };
+        let again = Context { limit: distance.min(0.9 * check.limit()), ..cx };
         for round in 0..REFINE_ROUNDS {
             let before = nodes.len();
             let changed = refine(&mut nodes, &mut tree, &prep, &mut check, eps, &mut scratch);

@@ -335,18 +335,11 @@ impl<'a> Surface<'a> {
         Surface { tris, lo, cell, dims, start, entries, clusters, fine_clusters, cluster_tris }
     }
 
-    /// Exact distance from `p` to the nearest triangle.
-    pub(crate) fn distance(&self, p: DVec3) -> f64 {
-        self.nearest(p).0
-    }
-
-    /// The distance from `p` to the nearest triangle, that triangle and the point of it nearest
-    /// `p` (`u32::MAX` and `p` when there is no triangle): rings of grid cells around `p`'s cell,
+    /// Exact distance from `p` to the nearest triangle: rings of grid cells around `p`'s cell,
     /// until the next ring cannot hold anything nearer.
-    pub(crate) fn nearest(&self, p: DVec3) -> (f64, u32, DVec3) {
+    fn distance(&self, p: DVec3) -> f64 {
         let c = [0, 1, 2].map(|k| (((p[k] - self.lo[k]) / self.cell).floor().max(0.0) as usize).min(self.dims[k] - 1));
         let mut best = f64::INFINITY;
-        let mut at = (u32::MAX, p);
         let max_ring = self.dims.iter().copied().max().unwrap_or(1);
         for ring in 0..=max_ring {
             let r = ring as isize;
@@ -369,12 +362,7 @@ impl<'a> Surface<'a> {
                         let cell = x + self.dims[0] * (y + self.dims[1] * z);
                         for &t in &self.entries[self.start[cell] as usize..self.start[cell + 1] as usize] {
                             let [a, b, cc] = self.tris[t as usize];
-                            let q = closest_on_triangle(p, a, b, cc);
-                            let d = p.distance(q);
-                            if d < best {
-                                best = d;
-                                at = (t, q);
-                            }
+                            best = best.min(p.distance(closest_on_triangle(p, a, b, cc)));
                         }
                         x += 1;
                     }
@@ -385,7 +373,7 @@ impl<'a> Surface<'a> {
                 break;
             }
         }
-        (best, at.0, at.1)
+        best
     }
 
     /// The generalized winding number at `p`: exact solid angles for clusters near `p`, a dipole

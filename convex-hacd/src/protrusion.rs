@@ -33,7 +33,6 @@ const FAR_FIELD: f64 = 2.0;
 const MARK_REACH: i64 = 4;
 
 /// One bit per cell of a grid, rows along x padded to whole words.
-#[derive(Clone)]
 struct Bits {
     /// Words per row.
     row: usize,
@@ -119,16 +118,18 @@ pub(crate) struct Protrusion<'a> {
 
 impl<'a> Protrusion<'a> {
     /// The check of hulls against the prepared input `mesh` (its triangles' corners in `tris`)
-    /// and its `samples`, with a bound of `limit` at points `spacing` apart.
+    /// and its `samples`, with a bound of `fraction` of the input's box diagonal at points
+    /// `spacing` apart.
     pub(crate) fn new(
         samples: &'a Samples,
         mesh: &'a Prepared,
         tris: &'a [[DVec3; 3]],
-        limit: f64,
+        fraction: f64,
         spacing: f64,
     ) -> Self {
         let (lo, hi) =
             tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let limit = fraction * (hi - lo).length();
         // Cells small enough that the 27 around a sample's are within the limit of it (a point
         // of a cell one cell away per axis is within 2 sqrt(3) cells of the sample), or larger
         // when that would take more than MAX_CELLS.
@@ -179,6 +180,11 @@ impl<'a> Protrusion<'a> {
         }
         let (row, x) = (c.y as usize + self.dims[1] * c.z as usize, c.x as usize);
         self.near.get(row, x) || self.inside.get(row, x)
+    }
+
+    /// The largest distance outside the input a hull point may lie at.
+    pub(crate) fn limit(&self) -> f64 {
+        self.limit
     }
 
     /// The cell of `p` as (row, x), clamped to the grid.
@@ -353,12 +359,20 @@ mod tests {
         IndexedMesh::new(points.iter().map(|p| p.as_vec3()).collect::<Vec<Vec3>>(), triangles.to_vec()).unwrap()
     }
 
+    /// The fraction of the diagonal of `tris`' box that is 25 units (the tests' bound).
+    fn bound_25(tris: &[[DVec3; 3]]) -> f64 {
+        let (lo, hi) =
+            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        25.0 / (hi - lo).length()
+    }
+
     /// Runs `f` with the check of the prepared `input` (cube 1000, spacing 10, bound 25).
     fn with_check(input: &IndexedMesh, f: impl FnOnce(&mut Protrusion)) {
         let prep = prepare(input, 1000.0, 0.1);
         let samples = Samples::new(&prep, 10.0);
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-        let mut check = Protrusion::new(&samples, &prep, &tris, 25.0, 10.0);
+        let mut check = Protrusion::new(&samples, &prep, &tris, bound_25(&tris), 10.0);
+        assert!((check.limit() - 25.0).abs() < 1e-9);
         f(&mut check);
     }
 
@@ -434,7 +448,8 @@ mod tests {
         let (lo, hi) =
             tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
         let surface = Surface::new(&tris, lo, hi);
-        let mut check = Protrusion::new(&samples, &prep, &tris, 25.0, 10.0);
+        let mut check = Protrusion::new(&samples, &prep, &tris, bound_25(&tris), 10.0);
+        assert!((check.limit() - 25.0).abs() < 1e-9);
         // The blade's edge in the cube: the prepared prism spans x over 1000 units, the edge at
         // its largest x.
         let edge_x = hi.x;
