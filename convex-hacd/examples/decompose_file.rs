@@ -66,6 +66,8 @@ fn main() {
     if let Some(k) = args.iter().position(|a| a == "--merge-distance") {
         options.merge_distance = args.get(k + 1).and_then(|c| c.parse().ok()).unwrap_or(options.merge_distance);
     }
+    // `--inside` lets the distance phase merge through the inside of the input.
+    options.merge_through_inside = args.iter().any(|a| a == "--inside");
     // `--max-vertices N` caps the vertices per hull.
     if let Some(k) = args.iter().position(|a| a == "--max-vertices") {
         options.max_vertices_per_hull = args.get(k + 1).and_then(|c| c.parse().ok());

@@ -90,6 +90,7 @@ mod concavity;
 mod error;
 mod hacd;
 mod hull;
+mod inside;
 pub mod metrics;
 mod protrusion;
 mod quantize;
