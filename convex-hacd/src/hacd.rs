@@ -55,8 +55,8 @@ pub struct DecomposeOptions {
     /// the limit from the surface. Inside is decided by rays along the three axes (each must
     /// leave the surface once more than it enters it; one ray suffices when every part of the
     /// input is closed), so near holes the point counts as outside. Default false: it roughly
-    /// halves the hull count on closed inputs (plate-holes 19 -> 1, bunny-lowpoly 47 -> 19,
-    /// torus 23 -> 12), with farthest points still within `max_protrusion`, at up to 3-4x the
+    /// halves the hull count on closed inputs (plate-holes 19 -> 1, bunny-lowpoly 47 -> 21,
+    /// torus 23 -> 14), with farthest points still within `max_protrusion`, at up to 3.5x the
     /// time on CAD parts (see the crate README).
     pub merge_through_inside: bool,
     /// Beyond the seed: the farthest the hulls may stick out of the input, as a fraction of its

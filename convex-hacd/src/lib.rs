@@ -12,7 +12,8 @@
 //! where the seed's error bounds how deep it seals). Last, every hull is checked against the
 //! input as [`tightness`] scores it, and a hull that sticks out farther than
 //! [`DecomposeOptions::max_protrusion`] of the diagonal is split back into the hulls it was merged
-//! from. The input surface itself is the starting
+//! from. [`DecomposeOptions::merge_through_inside`] (opt-in) lets the distance phase merge
+//! through the inside of closed parts, for fewer hulls. The input surface itself is the starting
 //! point: no voxelization, so doorways and ledges keep their shape. [`convex_hull`] is the hull
 //! builder on its own.
 //! [`tightness`] scores any set of hulls (ours, V-HACD's, CoACD's) by how far they stick out of
