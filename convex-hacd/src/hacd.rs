@@ -1350,7 +1350,8 @@ fn absorb(
 /// sample has none within `cx.limit` (or no hull exists). New surface is what lies on neither
 /// part's surface: a triangle of one part's points lies in that part and on the merged hull's
 /// surface, so on the part's; a triangle of both parts' points is sampled, and where it lies in
-/// a part's face plane, samples inside that part are skipped.
+/// a part's face plane, samples inside that part are skipped. With `cx.inside`
+/// ([`DecomposeOptions::merge_through_inside`]), a sample inside the input counts 0.
 fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut Scratch) -> Option<(f64, bool)> {
     let (first, second, grown) = merge_hulls(na, nb, cx.eps, scratch)?;
     let eps = cx.eps;

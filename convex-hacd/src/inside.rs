@@ -22,6 +22,16 @@ use glam::DVec3;
 /// The most columns per axis of a grid.
 const MAX_COLUMNS: usize = 256;
 
+/// A triangle in a column's list: its box across the axis and its highest coordinate along it
+/// (the lists run from the highest down, so a ray stops reading at the first below its start).
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    top: f64,
+    lo: [f64; 2],
+    hi: [f64; 2],
+    triangle: u32,
+}
+
 /// The triangles by column, for rays along one axis.
 struct Columns {
     /// The corner of the grid, in the axes across (`u = axis + 1`, `v = axis + 2`, mod 3).
@@ -31,7 +41,7 @@ struct Columns {
     /// `start[c]..start[c + 1]` index `entries`, the triangles whose projected box overlaps
     /// column `c` (`u` fastest).
     start: Vec<u32>,
-    entries: Vec<u32>,
+    entries: Vec<Entry>,
     /// Each triangle's corners as `[u, v, axis]` coordinates.
     corners: Vec<[[f64; 3]; 3]>,
 }
@@ -39,40 +49,73 @@ struct Columns {
 impl Columns {
     fn new(tris: &[[DVec3; 3]], axis: usize, lo: DVec3, hi: DVec3) -> Self {
         let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-        // About eight columns per triangle in all.
-        let side = ((8.0 * tris.len() as f64).sqrt().ceil() as usize).clamp(1, MAX_COLUMNS);
         let extent = (hi[u] - lo[u]).max(hi[v] - lo[v]).max(f64::MIN_POSITIVE);
+        let corners: Vec<[[f64; 3]; 3]> = tris.iter().map(|t| t.map(|p| [p[u], p[v], p[axis]])).collect();
+        // Each triangle's box in columns, for `side` columns across the longer extent.
+        let span = |side: usize, t: &[[f64; 3]; 3]| {
+            // As `coords` computes it, so that a point's column lies in the range of every
+            // triangle whose box holds it.
+            let cell = extent / side as f64;
+            let inv = 1.0 / cell;
+            let dims = [0, 1].map(|k| (((hi[[u, v][k]] - lo[[u, v][k]]) / cell) as usize + 1).min(side));
+            let at = |x: f64, k: usize| (((x - lo[[u, v][k]]) * inv).max(0.0) as usize).min(dims[k] - 1);
+            let range = |k: usize| {
+                let (a, b) = (t[0][k].min(t[1][k]).min(t[2][k]), t[0][k].max(t[1][k]).max(t[2][k]));
+                (at(a, k), at(b, k))
+            };
+            (range(0), range(1), dims)
+        };
+        // About eight columns per triangle, fewer where large triangles would each cover many
+        // (a CAD part's big faces seen along their normal): at most about 24 entries per triangle.
+        let mut side = ((8.0 * tris.len() as f64).sqrt().ceil() as usize).clamp(1, MAX_COLUMNS);
+        let budget = 24 * tris.len() + 4096;
+        let entries_at = |side: usize| {
+            corners.iter().fold(0usize, |n, t| {
+                let ((x0, x1), (y0, y1), _) = span(side, t);
+                n.saturating_add((x1 - x0 + 1) * (y1 - y0 + 1))
+            })
+        };
+        while side > 1 && entries_at(side) > budget {
+            side /= 2;
+        }
         let cell = extent / side as f64;
         let dims = [u, v].map(|k| (((hi[k] - lo[k]) / cell) as usize + 1).min(side));
-        let corners = tris.iter().map(|t| t.map(|p| [p[u], p[v], p[axis]])).collect();
-        let mut columns = Columns {
-            lo: [lo[u], lo[v]],
-            inv_cell: [1.0 / cell; 2],
-            dims,
-            start: Vec::new(),
-            entries: Vec::new(),
-            corners,
-        };
-        let mut keyed: Vec<(u32, u32)> = Vec::new();
-        for (t, tri) in tris.iter().enumerate() {
-            let (tlo, thi) = (tri[0].min(tri[1]).min(tri[2]), tri[0].max(tri[1]).max(tri[2]));
-            let (c0, c1) = (columns.coords(tlo[u], tlo[v]), columns.coords(thi[u], thi[v]));
-            for y in c0[1]..=c1[1] {
-                for x in c0[0]..=c1[0] {
-                    keyed.push(((x + dims[0] * y) as u32, t as u32));
+        // Counting sort by column, triangles ascending within one.
+        let mut start = vec![0u32; dims[0] * dims[1] + 1];
+        for t in &corners {
+            let ((x0, x1), (y0, y1), _) = span(side, t);
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    start[x + dims[0] * y + 1] += 1;
                 }
             }
         }
-        keyed.sort_unstable();
-        columns.start = vec![0; dims[0] * dims[1] + 1];
-        for &(c, _) in &keyed {
-            columns.start[c as usize + 1] += 1;
+        for c in 0..dims[0] * dims[1] {
+            start[c + 1] += start[c];
+        }
+        let mut next = start.clone();
+        let mut entries = vec![Entry::default(); start[dims[0] * dims[1]] as usize];
+        for (i, t) in corners.iter().enumerate() {
+            let ((x0, x1), (y0, y1), _) = span(side, t);
+            let entry = Entry {
+                top: t[0][2].max(t[1][2]).max(t[2][2]),
+                lo: [0, 1].map(|k| t[0][k].min(t[1][k]).min(t[2][k])),
+                hi: [0, 1].map(|k| t[0][k].max(t[1][k]).max(t[2][k])),
+                triangle: i as u32,
+            };
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let c = x + dims[0] * y;
+                    entries[next[c] as usize] = entry;
+                    next[c] += 1;
+                }
+            }
         }
         for c in 0..dims[0] * dims[1] {
-            columns.start[c + 1] += columns.start[c];
+            entries[start[c] as usize..start[c + 1] as usize]
+                .sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
         }
-        columns.entries = keyed.iter().map(|&(_, t)| t).collect();
-        columns
+        Columns { lo: [lo[u], lo[v]], inv_cell: [1.0 / cell; 2], dims, start, entries, corners }
     }
 
     /// The column of `(pu, pv)`, clamped to the grid.
@@ -88,16 +131,15 @@ impl Columns {
         let [x, y] = self.coords(pu, pv);
         let c = x + self.dims[0] * y;
         let mut count = 0;
-        for &t in &self.entries[self.start[c] as usize..self.start[c + 1] as usize] {
-            let [a, b, cc] = self.corners[t as usize];
-            if (pu < a[0] && pu < b[0] && pu < cc[0])
-                || (pu > a[0] && pu > b[0] && pu > cc[0])
-                || (pv < a[1] && pv < b[1] && pv < cc[1])
-                || (pv > a[1] && pv > b[1] && pv > cc[1])
-                || (pw >= a[2] && pw >= b[2] && pw >= cc[2])
-            {
+        for e in &self.entries[self.start[c] as usize..self.start[c + 1] as usize] {
+            if e.top <= pw {
+                // The rest of the column lies wholly below the ray's start.
+                break;
+            }
+            if pu < e.lo[0] || pu > e.hi[0] || pv < e.lo[1] || pv > e.hi[1] {
                 continue;
             }
+            let [a, b, cc] = self.corners[e.triangle as usize];
             // Edge functions at `p` of the triangle projected along the axis, each computed from
             // its endpoints in one order, so that a shared edge gives exactly opposite values in
             // its two triangles.
@@ -227,6 +269,25 @@ mod tests {
         for p in [DVec3::ZERO, DVec3::splat(250.5), DVec3::new(-300.0, 100.0, 7.0)] {
             assert!(!inside.contains(p), "{p}");
         }
+    }
+
+    #[test]
+    fn big_faces_stay_within_the_entry_budget() {
+        // 2000 triangles each spanning the whole box across z: at eight columns per triangle
+        // (127 per side) each would fill 16k columns of the z grid, 32 M entries.
+        let tris: Vec<[DVec3; 3]> = (0..2000)
+            .map(|i| {
+                let z = f64::from(i);
+                [DVec3::new(0.0, 0.0, z), DVec3::new(1000.0, 0.0, z), DVec3::new(0.0, 1000.0, z)]
+            })
+            .collect();
+        let inside = Inside::new(&tris, false);
+        for columns in &inside.columns {
+            assert!(columns.entries.len() <= 24 * tris.len() + 4096, "{}", columns.entries.len());
+        }
+        // Stacked sheets of one facing: a ray up from below crosses all 2000 (counts 2000, not
+        // none), but the rays across them cross none, so the point is outside.
+        assert!(!inside.contains(DVec3::new(10.0, 10.0, 0.5)));
     }
 
     #[test]
