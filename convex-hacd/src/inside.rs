@@ -3,14 +3,16 @@
 //! that runs through the inside of a solid part (a cut through a bunny's body between two of its
 //! hulls) does not stick out, however far it lies from the surface.
 //!
-//! A point is inside when the rays from it along `+x`, `+y` and `+z` each leave the surface more
-//! often than they enter it (a signed count of the triangles crossed, by their facing): inside a
-//! closed part every ray counts one, outside none, and a double-sided sheet's two faces cancel.
-//! Where the input has holes, a ray that leaves through one counts none, so the point is taken
-//! as outside. The test errs towards the seed's behaviour (no merge): it calls a point inside
-//! that [`tightness`](crate::tightness)'s winding number calls outside only when all three rays
-//! pass through holes. A ray through an edge shared by two triangles crosses one of them
-//! (rasterization's top-left rule, with each edge's function computed in one order for both).
+//! A ray from a point crosses the surface when it leaves it more often than it enters it, or
+//! the other way round (a signed count of the triangles crossed, by their facing): from inside a
+//! closed part every ray counts one, from outside none, and a double-sided sheet's two faces
+//! cancel. Where every part of the input is closed (and faces outward), the ray up `x` decides.
+//! Elsewhere a ray can leave through a hole, so the rays up `x`, `y` and `z` decide when they
+//! agree, and when they do not, the six rays up and down the axes vote: inside when four or more
+//! cross. An inside point near a hole (one ray out through it) is still inside; an outside point
+//! is called inside only when most of its rays enter through holes. A ray through an edge shared
+//! by two triangles crosses one of them (rasterization's top-left rule, with each edge's
+//! function computed in one order for both).
 //!
 //! Each axis has a grid of columns across the other two; a column lists the triangles whose
 //! projection overlaps it, so a ray reads one list. (The winding number, which the scorer uses,
@@ -125,14 +127,15 @@ impl Columns {
     }
 
     /// The signed number of triangles the ray from `p` (as `[u, v, axis]`) along `+axis`
-    /// crosses: +1 for each it leaves through (facing `+axis`), -1 for each it enters through.
-    fn crossings(&self, p: [f64; 3]) -> i32 {
+    /// crosses: +1 for each it leaves through (facing `+axis`), -1 for each it enters through;
+    /// and, when `both`, the same for the ray along `-axis` (else 0).
+    fn crossings(&self, p: [f64; 3], both: bool) -> (i32, i32) {
         let [pu, pv, pw] = p;
         let [x, y] = self.coords(pu, pv);
         let c = x + self.dims[0] * y;
-        let mut count = 0;
+        let (mut up, mut down) = (0, 0);
         for e in &self.entries[self.start[c] as usize..self.start[c + 1] as usize] {
-            if e.top <= pw {
+            if e.top <= pw && !both {
                 // The rest of the column lies wholly below the ray's start.
                 break;
             }
@@ -162,11 +165,16 @@ impl Columns {
             }
             // The crossing's coordinate along the axis, from the barycentric weights; `area` has
             // the sign of the normal's component along the axis.
-            if (w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area > pw {
-                count += if area > 0.0 { 1 } else { -1 };
+            let sign = if area > 0.0 { 1 } else { -1 };
+            let w = (w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area;
+            if w > pw {
+                up += sign;
+            } else if w < pw {
+                // The ray down the axis enters where the one up leaves.
+                down -= sign;
             }
         }
-        count
+        (up, down)
     }
 }
 
@@ -175,8 +183,8 @@ pub(crate) struct Inside {
     columns: [Columns; 3],
     lo: DVec3,
     hi: DVec3,
-    /// How many of the axes' rays must count a crossing: one when every part of the input is
-    /// closed and faces outward (any ray decides), else all three.
+    /// How many axes have rays: one when every part of the input is closed and faces outward
+    /// (any ray decides), else three.
     axes: usize,
 }
 
@@ -202,10 +210,26 @@ impl Inside {
         if !(p.cmpge(self.lo) & p.cmple(self.hi)).all() {
             return false;
         }
-        (0..self.axes).all(|axis| {
+        if self.axes == 1 {
+            return self.columns[0].crossings([p.y, p.z, p.x], false).0 != 0;
+        }
+        // The rays up the three axes first (their lists stop early); when they disagree, the rays
+        // down them too: inside when four or more of the six cross the surface.
+        let at = |axis: usize| {
             let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-            self.columns[axis].crossings([p[u], p[v], p[axis]]) != 0
-        })
+            [p[u], p[v], p[axis]]
+        };
+        let up = (0..3).filter(|&axis| self.columns[axis].crossings(at(axis), false).0 != 0).count();
+        if up == 0 || up == 3 {
+            return up == 3;
+        }
+        let crossed: usize = (0..3)
+            .map(|axis| {
+                let (up, down) = self.columns[axis].crossings(at(axis), true);
+                usize::from(up != 0) + usize::from(down != 0)
+            })
+            .sum();
+        crossed >= 4
     }
 }
 
@@ -255,6 +279,28 @@ mod tests {
         check(false, true);
         check(false, false);
         check(true, false);
+    }
+
+    #[test]
+    fn inside_a_box_with_no_lid_by_the_six_rays_vote() {
+        // The top (+z) face gone: from inside, the ray up z leaves through the hole and counts
+        // none, the other five cross. From below, the ray up z enters and leaves through the hole
+        // (one crossing); the other five miss.
+        let mut open_top = cube(false).triangles().to_vec();
+        open_top.drain(2..4);
+        let mesh = IndexedMesh::new(cube(false).positions().to_vec(), open_top).unwrap();
+        let prep = prepare(&mesh, 1000.0, 0.1);
+        assert!(!prep.solid.iter().all(|&s| s));
+        let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+        let inside = Inside::new(&tris, false);
+        for i in -7..=7 {
+            for j in -7..=7 {
+                for k in -7..=7 {
+                    let p = DVec3::new(f64::from(i), f64::from(j), f64::from(k)) * 73.0 + 1.5;
+                    assert_eq!(inside.contains(p), p.abs().max_element() < 500.0, "{p}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -498,7 +498,8 @@ fn inside_out_meshes_give_the_hulls_of_the_outward_ones() {
 /// hulls of a closed part merge through its body. On every test mesh the hulls stay within 2% of
 /// the diagonal by the independent scorer (its winding number, not the option's rays), are no
 /// more than without the option, and are the same on 1 and 2 threads; on the closed meshes whose
-/// hulls are refused only for cutting through their inside, the count drops by a third or more.
+/// hulls are refused only for cutting through their inside (and the chess table, open, where the
+/// six rays vote), the count drops by a third or more.
 #[test]
 fn merging_through_the_inside_keeps_hulls_tight_and_fewer() {
     use convex_hacd::{TightnessOptions, tightness};
@@ -518,7 +519,7 @@ fn merging_through_the_inside_keeps_hulls_tight_and_fewer() {
         );
         assert!(score.farthest <= 0.02, "{file}: farthest {:.2}% of the diagonal", 100.0 * score.farthest);
         assert!(merged.hulls.len() <= plain.hulls.len(), "{file}");
-        if ["plate-holes.stl", "bunny-lowpoly.obj", "torus.obj"].contains(&file.as_str()) {
+        if ["plate-holes.stl", "bunny-lowpoly.obj", "torus.obj", "chess-table.obj"].contains(&file.as_str()) {
             assert!(
                 3 * merged.hulls.len() <= 2 * plain.hulls.len(),
                 "{file}: {} hulls through the inside, {} without",
