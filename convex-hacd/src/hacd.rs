@@ -52,12 +52,12 @@ pub struct DecomposeOptions {
     /// does not count, so the limit bounds only how far a merge sticks out of it. Without this,
     /// a merged hull whose new faces cut through the body of a closed part (two hulls of a
     /// bunny's back, joined through its inside) is refused wherever the cut runs farther than
-    /// the limit from the surface. Inside is decided by rays along the three axes (each must
-    /// leave the surface once more than it enters it; one ray suffices when every part of the
-    /// input is closed), so near holes the point counts as outside. Default false: it roughly
-    /// halves the hull count on closed inputs (plate-holes 19 -> 1, bunny-lowpoly 47 -> 21,
-    /// torus 23 -> 14), with farthest points still within `max_protrusion`, at up to 3.5x the
-    /// time on CAD parts (see the crate README).
+    /// the limit from the surface. Inside is decided by rays along the axes (one when every part
+    /// of the input is closed; else the three up the axes when they agree, and the six up and
+    /// down them by vote when they do not). Default false: it roughly halves the hull count on
+    /// closed inputs (plate-holes 19 -> 1, bunny-lowpoly 47 -> 21, chess-table 47 -> 17), with
+    /// farthest points still within `max_protrusion`, at up to 4.4x the time (see the crate
+    /// README).
     pub merge_through_inside: bool,
     /// Beyond the seed: the farthest the hulls may stick out of the input, as a fraction of its
     /// bounding-box diagonal. At the end, every hull is checked at points `sample_spacing` apart on
