@@ -56,8 +56,8 @@ pub struct DecomposeOptions {
     /// of the input is closed; else the three up the axes when they agree, and the six up and
     /// down them by vote when they do not). Default false: it roughly halves the hull count on
     /// closed inputs (plate-holes 19 -> 1, bunny-lowpoly 47 -> 21, chess-table 47 -> 17), with
-    /// farthest points still within `max_protrusion`, at up to 4.4x the time (see the crate
-    /// README).
+    /// farthest points still within `max_protrusion`, at up to 4.5x the time (7.7x on an open
+    /// cylinder, which also gets more hulls; see the crate README).
     pub merge_through_inside: bool,
     /// Beyond the seed: the farthest the hulls may stick out of the input, as a fraction of its
     /// bounding-box diagonal. At the end, every hull is checked at points `sample_spacing` apart on
@@ -856,8 +856,12 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     // Beyond the seed: neighbouring hulls merged by distance (see `merge_distance`).
     let distance = f64::from(options.merge_distance);
     let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-    let inside = (options.merge_through_inside && distance > 0.0)
-        .then(|| Inside::new(&tris, prep.solid.iter().all(|&closed| closed)));
+    let inside = (options.merge_through_inside && distance > 0.0).then(|| {
+        let rims = crate::inside::rims(&prep.triangles);
+        // One ray decides only where every part is closed, outward and manifold.
+        let closed = prep.solid.iter().all(|&solid| solid) && rims.iter().all(|&r| r == 0);
+        Inside::new(&tris, &rims, closed)
+    });
     let cx = Context { limit: distance, inside: inside.as_ref(), ..cx };
     if distance > 0.0 {
         alive_nodes -=

@@ -6,13 +6,15 @@
 //! A ray from a point crosses the surface when it leaves it more often than it enters it, or
 //! the other way round (a signed count of the triangles crossed, by their facing): from inside a
 //! closed part every ray counts one, from outside none, and a double-sided sheet's two faces
-//! cancel. Where every part of the input is closed (and faces outward), the ray up `x` decides.
+//! cancel. Where every part of the input is closed (and faces outward) and every edge is shared
+//! by exactly two triangles, the ray up `x` decides.
 //! Elsewhere a ray can leave through a hole, so the rays up `x`, `y` and `z` decide when they
 //! agree, and when they do not, the six rays up and down the axes vote: inside when four or more
 //! cross. An inside point near a hole (one ray out through it) is still inside; an outside point
 //! is called inside only when most of its rays enter through holes. A ray through an edge shared
 //! by two triangles crosses one of them (rasterization's top-left rule, with each edge's
-//! function computed in one order for both).
+//! function computed in one order for both); in the vote, an axis whose ray crosses a triangle on
+//! a rim edge (not shared by two) abstains, as the rule has no partner triangle there.
 //!
 //! Each axis has a grid of columns across the other two; a column lists the triangles whose
 //! projection overlaps it, so a ray reads one list. (The winding number, which the scorer uses,
@@ -23,6 +25,13 @@ use glam::DVec3;
 
 /// The most columns per axis of a grid.
 const MAX_COLUMNS: usize = 256;
+
+/// A triangle covering more columns than this goes to the list every ray reads (the
+/// [`MAX_BIG`] covering the most).
+const BIG: usize = 256;
+
+/// The most triangles in the list every ray reads.
+const MAX_BIG: usize = 64;
 
 /// A triangle in a column's list: its box across the axis and its highest coordinate along it
 /// (the lists run from the highest down, so a ray stops reading at the first below its start).
@@ -44,38 +53,90 @@ struct Columns {
     /// column `c` (`u` fastest).
     start: Vec<u32>,
     entries: Vec<Entry>,
+    /// The triangles covering the most columns (over [`BIG`]), read by every ray (highest
+    /// first): a few big faces would otherwise coarsen the whole grid.
+    big: Vec<Entry>,
     /// Each triangle's corners as `[u, v, axis]` coordinates.
     corners: Vec<[[f64; 3]; 3]>,
+    /// Per triangle, bit `k`: its edge from corner `k` to corner `k + 1` is not shared by exactly
+    /// two triangles (a rim, or non-manifold).
+    rims: Vec<u8>,
 }
 
 impl Columns {
-    fn new(tris: &[[DVec3; 3]], axis: usize, lo: DVec3, hi: DVec3) -> Self {
+    fn new(tris: &[[DVec3; 3]], rims: &[u8], axis: usize, lo: DVec3, hi: DVec3) -> Self {
         let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
         let extent = (hi[u] - lo[u]).max(hi[v] - lo[v]).max(f64::MIN_POSITIVE);
         let corners: Vec<[[f64; 3]; 3]> = tris.iter().map(|t| t.map(|p| [p[u], p[v], p[axis]])).collect();
-        // Each triangle's box in columns, for `side` columns across the longer extent.
-        let span = |side: usize, t: &[[f64; 3]; 3]| {
-            // As `coords` computes it, so that a point's column lies in the range of every
-            // triangle whose box holds it.
+        let (lo2, hi2) = ([lo[u], lo[v]], [hi[u], hi[v]]);
+        // The columns of a triangle at `side` columns across the longer extent, row by row: for
+        // each row of cells its projection meets, `f(row, first, last)` with the columns that the
+        // part of it within the row's band spans. Band and span are widened by a millionth of a
+        // cell, and the columns are found as `coords` finds a point's, so that a point's column
+        // is among those of every triangle that holds it. (A sliver seen askew covers a few
+        // columns per row, where its box would cover a rectangle: a rotated chess table's 300
+        // long triangles had coarsened the whole grid to 33 x 32 columns.)
+        let rows = |side: usize, t: &[[f64; 3]; 3], f: &mut dyn FnMut(usize, usize, usize)| {
             let cell = extent / side as f64;
             let inv = 1.0 / cell;
-            let dims = [0, 1].map(|k| (((hi[[u, v][k]] - lo[[u, v][k]]) / cell) as usize + 1).min(side));
-            let at = |x: f64, k: usize| (((x - lo[[u, v][k]]) * inv).max(0.0) as usize).min(dims[k] - 1);
-            let range = |k: usize| {
-                let (a, b) = (t[0][k].min(t[1][k]).min(t[2][k]), t[0][k].max(t[1][k]).max(t[2][k]));
-                (at(a, k), at(b, k))
-            };
-            (range(0), range(1), dims)
+            let dims = [0, 1].map(|k| (((hi2[k] - lo2[k]) / cell) as usize + 1).min(side));
+            let at = |x: f64, k: usize| (((x - lo2[k]) * inv).max(0.0) as usize).min(dims[k] - 1);
+            let pad = 1e-6 * cell;
+            let (vmin, vmax) = (t[0][1].min(t[1][1]).min(t[2][1]), t[0][1].max(t[1][1]).max(t[2][1]));
+            for y in at(vmin, 1)..=at(vmax, 1) {
+                let b0 = if y == 0 { f64::NEG_INFINITY } else { lo2[1] + y as f64 * cell - pad };
+                let b1 = if y + 1 == dims[1] { f64::INFINITY } else { lo2[1] + (y + 1) as f64 * cell + pad };
+                let (mut umin, mut umax) = (f64::INFINITY, f64::NEG_INFINITY);
+                for k in 0..3 {
+                    let (p, q) = (t[k], t[(k + 1) % 3]);
+                    if p[1] >= b0 && p[1] <= b1 {
+                        umin = umin.min(p[0]);
+                        umax = umax.max(p[0]);
+                    }
+                    for b in [b0, b1] {
+                        if (p[1] - b) * (q[1] - b) < 0.0 {
+                            let x = p[0] + (b - p[1]) / (q[1] - p[1]) * (q[0] - p[0]);
+                            umin = umin.min(x);
+                            umax = umax.max(x);
+                        }
+                    }
+                }
+                if umin <= umax {
+                    f(y, at(umin - pad, 0), at(umax + pad, 0));
+                }
+            }
         };
-        // About eight columns per triangle, fewer where large triangles would each cover many
-        // (a CAD part's big faces seen along their normal): at most about 24 entries per triangle.
+        let covers = |side: usize, t: &[[f64; 3]; 3]| {
+            let mut n = 0usize;
+            rows(side, t, &mut |_, x0, x1| n = n.saturating_add(x1 - x0 + 1));
+            n
+        };
+        let entry = |i: usize, t: &[[f64; 3]; 3]| Entry {
+            top: t[0][2].max(t[1][2]).max(t[2][2]),
+            lo: [0, 1].map(|k| t[0][k].min(t[1][k]).min(t[2][k])),
+            hi: [0, 1].map(|k| t[0][k].max(t[1][k]).max(t[2][k])),
+            triangle: i as u32,
+        };
+        // About eight columns per triangle. The few triangles that would each cover many (a CAD
+        // part's big faces seen along their normal) go to a list of their own; past that, the
+        // grid coarsens until the lists hold at most about 24 entries per triangle.
         let mut side = ((8.0 * tris.len() as f64).sqrt().ceil() as usize).clamp(1, MAX_COLUMNS);
+        let fine = side;
+        // The MAX_BIG triangles covering the most columns (over BIG; ties by index).
+        let mut by_cover: Vec<(usize, usize)> =
+            corners.iter().enumerate().map(|(i, t)| (covers(fine, t), i)).filter(|&(c, _)| c > BIG).collect();
+        by_cover.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut is_big = vec![false; corners.len()];
+        for &(_, i) in by_cover.iter().take(MAX_BIG) {
+            is_big[i] = true;
+        }
+        let in_grid = |i: usize| !is_big[i];
+        let mut big: Vec<Entry> =
+            corners.iter().enumerate().filter(|&(i, _)| !in_grid(i)).map(|(i, t)| entry(i, t)).collect();
+        big.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
         let budget = 24 * tris.len() + 4096;
         let entries_at = |side: usize| {
-            corners.iter().fold(0usize, |n, t| {
-                let ((x0, x1), (y0, y1), _) = span(side, t);
-                n.saturating_add((x1 - x0 + 1) * (y1 - y0 + 1))
-            })
+            (0..corners.len()).filter(|&i| in_grid(i)).fold(0usize, |n, i| n.saturating_add(covers(side, &corners[i])))
         };
         while side > 1 && entries_at(side) > budget {
             side /= 2;
@@ -84,40 +145,42 @@ impl Columns {
         let dims = [u, v].map(|k| (((hi[k] - lo[k]) / cell) as usize + 1).min(side));
         // Counting sort by column, triangles ascending within one.
         let mut start = vec![0u32; dims[0] * dims[1] + 1];
-        for t in &corners {
-            let ((x0, x1), (y0, y1), _) = span(side, t);
-            for y in y0..=y1 {
+        for t in corners.iter().enumerate().filter(|&(i, _)| in_grid(i)).map(|(_, t)| t) {
+            rows(side, t, &mut |y, x0, x1| {
                 for x in x0..=x1 {
                     start[x + dims[0] * y + 1] += 1;
                 }
-            }
+            });
         }
         for c in 0..dims[0] * dims[1] {
             start[c + 1] += start[c];
         }
         let mut next = start.clone();
         let mut entries = vec![Entry::default(); start[dims[0] * dims[1]] as usize];
-        for (i, t) in corners.iter().enumerate() {
-            let ((x0, x1), (y0, y1), _) = span(side, t);
-            let entry = Entry {
-                top: t[0][2].max(t[1][2]).max(t[2][2]),
-                lo: [0, 1].map(|k| t[0][k].min(t[1][k]).min(t[2][k])),
-                hi: [0, 1].map(|k| t[0][k].max(t[1][k]).max(t[2][k])),
-                triangle: i as u32,
-            };
-            for y in y0..=y1 {
+        for (i, t) in corners.iter().enumerate().filter(|&(i, _)| in_grid(i)) {
+            let entry = entry(i, t);
+            rows(side, t, &mut |y, x0, x1| {
                 for x in x0..=x1 {
                     let c = x + dims[0] * y;
                     entries[next[c] as usize] = entry;
                     next[c] += 1;
                 }
-            }
+            });
         }
         for c in 0..dims[0] * dims[1] {
             entries[start[c] as usize..start[c + 1] as usize]
                 .sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
         }
-        Columns { lo: [lo[u], lo[v]], inv_cell: [1.0 / cell; 2], dims, start, entries, corners }
+        Columns {
+            lo: [lo[u], lo[v]],
+            inv_cell: [1.0 / cell; 2],
+            dims,
+            start,
+            entries,
+            big,
+            corners,
+            rims: rims.to_vec(),
+        }
     }
 
     /// The column of `(pu, pv)`, clamped to the grid.
@@ -128,15 +191,24 @@ impl Columns {
 
     /// The signed number of triangles the ray from `p` (as `[u, v, axis]`) along `+axis`
     /// crosses: +1 for each it leaves through (facing `+axis`), -1 for each it enters through;
-    /// and, when `both`, the same for the ray along `-axis` (else 0).
-    fn crossings(&self, p: [f64; 3], both: bool) -> (i32, i32) {
-        let [pu, pv, pw] = p;
-        let [x, y] = self.coords(pu, pv);
+    /// when `both`, the same for the ray along `-axis` (else 0); and whether a ray crossed a
+    /// triangle on one of its rim edges.
+    fn crossings(&self, p: [f64; 3], both: bool) -> Crossings {
+        let [x, y] = self.coords(p[0], p[1]);
         let c = x + self.dims[0] * y;
-        let (mut up, mut down) = (0, 0);
-        for e in &self.entries[self.start[c] as usize..self.start[c + 1] as usize] {
+        let mut out = Crossings::default();
+        for list in [&self.entries[self.start[c] as usize..self.start[c + 1] as usize], &self.big[..]] {
+            self.cross_list(list, p, both, &mut out);
+        }
+        out
+    }
+
+    /// [`Columns::crossings`] over one list, sorted from the highest triangle down.
+    fn cross_list(&self, list: &[Entry], p: [f64; 3], both: bool, out: &mut Crossings) {
+        let [pu, pv, pw] = p;
+        for e in list {
             if e.top <= pw && !both {
-                // The rest of the column lies wholly below the ray's start.
+                // The rest of the list lies wholly below the ray's start.
                 break;
             }
             if pu < e.lo[0] || pu > e.hi[0] || pv < e.lo[1] || pv > e.hi[1] {
@@ -168,14 +240,26 @@ impl Columns {
             let sign = if area > 0.0 { 1 } else { -1 };
             let w = (w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area;
             if w > pw {
-                up += sign;
-            } else if w < pw {
+                out.up += sign;
+            } else if w < pw && both {
                 // The ray down the axis enters where the one up leaves.
-                down -= sign;
+                out.down -= sign;
+            } else {
+                continue;
             }
+            // `w0` is the function of edge 1 (b to c), `w1` of edge 2, `w2` of edge 0.
+            let rim = self.rims.get(e.triangle as usize).copied().unwrap_or(0);
+            out.on_rim |= (w0 == 0.0 && rim & 2 != 0) || (w1 == 0.0 && rim & 4 != 0) || (w2 == 0.0 && rim & 1 != 0);
         }
-        (up, down)
     }
+}
+
+/// What the rays from a point along one axis cross (see [`Columns::crossings`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Crossings {
+    up: i32,
+    down: i32,
+    on_rim: bool,
 }
 
 /// The inside test of the prepared input.
@@ -189,19 +273,19 @@ pub(crate) struct Inside {
 }
 
 impl Inside {
-    /// The test over the input triangles `tris` (corners in the working cube, finite); `closed`
-    /// says every part of them is closed and faces outward ([`Prepared::solid`] on every
-    /// triangle).
+    /// The test over the input triangles `tris` (corners in the working cube, finite), with
+    /// their [`rims`]; `closed` says every part of them is closed and faces outward
+    /// ([`Prepared::solid`] on every triangle) and no edge is a rim.
     ///
     /// [`Prepared::solid`]: crate::quantize::Prepared
-    pub(crate) fn new(tris: &[[DVec3; 3]], closed: bool) -> Self {
+    pub(crate) fn new(tris: &[[DVec3; 3]], rims: &[u8], closed: bool) -> Self {
         let (lo, hi) = if tris.is_empty() {
             (DVec3::ZERO, DVec3::ZERO)
         } else {
             tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)))
         };
         let axes = if closed { 1 } else { 3 };
-        let columns = [0, 1, 2].map(|axis| Columns::new(if axis < axes { tris } else { &[] }, axis, lo, hi));
+        let columns = [0, 1, 2].map(|axis| Columns::new(if axis < axes { tris } else { &[] }, rims, axis, lo, hi));
         Inside { columns, lo, hi, axes }
     }
 
@@ -211,7 +295,7 @@ impl Inside {
             return false;
         }
         if self.axes == 1 {
-            return self.columns[0].crossings([p.y, p.z, p.x], false).0 != 0;
+            return self.columns[0].crossings([p.y, p.z, p.x], false).up != 0;
         }
         // The rays up the three axes first (their lists stop early); when they disagree, the rays
         // down them too: inside when four or more of the six cross the surface.
@@ -219,18 +303,50 @@ impl Inside {
             let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
             [p[u], p[v], p[axis]]
         };
-        let up = (0..3).filter(|&axis| self.columns[axis].crossings(at(axis), false).0 != 0).count();
+        let up = (0..3).filter(|&axis| self.columns[axis].crossings(at(axis), false).up != 0).count();
         if up == 0 || up == 3 {
             return up == 3;
         }
+        // An axis whose rays cross a triangle on a rim edge abstains: there the top-left rule
+        // counts the crossing for rays on one side of the rim's plane and not the other, so a
+        // point in the plane of an opening facing up would count a crossing that one facing down
+        // would not (an audit's open cylinders: 13 -> 26 hulls).
         let crossed: usize = (0..3)
             .map(|axis| {
-                let (up, down) = self.columns[axis].crossings(at(axis), true);
-                usize::from(up != 0) + usize::from(down != 0)
+                let c = self.columns[axis].crossings(at(axis), true);
+                if c.on_rim { 0 } else { usize::from(c.up != 0) + usize::from(c.down != 0) }
             })
             .sum();
         crossed >= 4
     }
+}
+
+/// Per triangle of `triangles` (vertex indices), bit `k` set when its edge from corner `k` to
+/// corner `k + 1` is not shared by exactly two triangles.
+pub(crate) fn rims(triangles: &[[u32; 3]]) -> Vec<u8> {
+    let mut edges: Vec<(u32, u32, u32)> = triangles
+        .iter()
+        .enumerate()
+        .flat_map(|(t, tri)| {
+            (0..3).map(move |k| {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                (a.min(b), a.max(b), 3 * t as u32 + k as u32)
+            })
+        })
+        .collect();
+    edges.sort_unstable();
+    let mut rims = vec![0u8; triangles.len()];
+    let mut i = 0;
+    while i < edges.len() {
+        let j = i + edges[i..].iter().take_while(|e| (e.0, e.1) == (edges[i].0, edges[i].1)).count();
+        if j - i != 2 {
+            for e in &edges[i..j] {
+                rims[(e.2 / 3) as usize] |= 1 << (e.2 % 3);
+            }
+        }
+        i = j;
+    }
+    rims
 }
 
 #[cfg(test)]
@@ -259,7 +375,7 @@ mod tests {
     fn check(open: bool, closed: bool) {
         let prep = prepare(&cube(open), 1000.0, 0.1);
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-        let inside = Inside::new(&tris, closed);
+        let inside = Inside::new(&tris, &rims(&prep.triangles), closed);
         let mut ins = 0;
         for i in -7..=7 {
             for j in -7..=7 {
@@ -292,7 +408,7 @@ mod tests {
         let prep = prepare(&mesh, 1000.0, 0.1);
         assert!(!prep.solid.iter().all(|&s| s));
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-        let inside = Inside::new(&tris, false);
+        let inside = Inside::new(&tris, &rims(&prep.triangles), false);
         for i in -7..=7 {
             for j in -7..=7 {
                 for k in -7..=7 {
@@ -304,6 +420,42 @@ mod tests {
     }
 
     #[test]
+    fn a_point_in_the_plane_of_an_opening_is_outside_whichever_way_it_faces() {
+        // A box with no lid (+z) and one with no floor (-z): a point in the plane of the opening,
+        // 500 from the walls, has a winding number of one half. Its rays along x and y run along
+        // the rim, where the top-left rule would count the walls for one facing and not the
+        // other: those axes abstain, and both points are outside.
+        for (drop, z) in [(2..4, 500.0), (0..2, -500.0)] {
+            let mut triangles = cube(false).triangles().to_vec();
+            triangles.drain(drop);
+            let mesh = IndexedMesh::new(cube(false).positions().to_vec(), triangles).unwrap();
+            let prep = prepare(&mesh, 1000.0, 0.1);
+            let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+            let inside = Inside::new(&tris, &rims(&prep.triangles), false);
+            for p in [DVec3::new(0.0, 0.0, z), DVec3::new(1.5, -2.5, z), DVec3::new(-200.0, 300.0, z)] {
+                assert!(!inside.contains(p), "{p}");
+            }
+            assert!(inside.contains(DVec3::new(1.5, -2.5, 0.5 * z)), "inside, half way to the opening");
+        }
+    }
+
+    #[test]
+    fn rims_are_edges_not_shared_by_two() {
+        let closed = cube(false);
+        assert!(rims(closed.triangles()).iter().all(|&r| r == 0));
+        // The bottom face alone: its diagonal is shared, its four sides are rims.
+        let sheet = cube(true);
+        let r = rims(sheet.triangles());
+        assert_eq!(r.iter().map(|r| r.count_ones()).sum::<u32>(), 4);
+        // A partition through the cube along a face diagonal: that diagonal is used three times.
+        let mut partitioned = closed.triangles().to_vec();
+        partitioned.extend([[0, 3, 7], [0, 7, 4]]);
+        let r = rims(&partitioned);
+        assert!(r[0] != 0 && r[1] != 0, "the bottom face's diagonal {:?}", &r[..2]);
+        assert!(r[12] != 0 && r[13] != 0);
+    }
+
+    #[test]
     fn a_double_sided_box_has_no_inside() {
         // Every face twice, once each way: the rays' crossings cancel, as the winding number's do.
         let cube = cube(false);
@@ -311,7 +463,7 @@ mod tests {
         triangles.extend(cube.triangles().iter().map(|&[a, b, c]| [a, c, b]));
         let tris: Vec<[DVec3; 3]> =
             triangles.iter().map(|t| t.map(|v| cube.positions()[v as usize].as_dvec3() * 1000.0 - 500.0)).collect();
-        let inside = Inside::new(&tris, false);
+        let inside = Inside::new(&tris, &rims(&triangles), false);
         for p in [DVec3::ZERO, DVec3::splat(250.5), DVec3::new(-300.0, 100.0, 7.0)] {
             assert!(!inside.contains(p), "{p}");
         }
@@ -327,7 +479,7 @@ mod tests {
                 [DVec3::new(0.0, 0.0, z), DVec3::new(1000.0, 0.0, z), DVec3::new(0.0, 1000.0, z)]
             })
             .collect();
-        let inside = Inside::new(&tris, false);
+        let inside = Inside::new(&tris, &[], false);
         for columns in &inside.columns {
             assert!(columns.entries.len() <= 24 * tris.len() + 4096, "{}", columns.entries.len());
         }
@@ -337,8 +489,51 @@ mod tests {
     }
 
     #[test]
+    fn the_columns_find_what_every_triangle_finds() {
+        // A soup of 300 random triangles, slivers and ones spanning the box among them, and rays from 3000
+        // random points along each axis: the column lists must give the counts of all triangles.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 1000.0 - 500.0
+        };
+        let tris: Vec<[DVec3; 3]> = (0..300)
+            .map(|i| {
+                let a = DVec3::new(next(), next(), next());
+                let scale = if i % 3 == 0 { 1.0 } else { 0.1 };
+                let b = a + DVec3::new(next(), next(), next()) * scale;
+                // Every fifth a sliver: its third corner near the first edge's middle.
+                let c = if i % 5 == 0 {
+                    a.lerp(b, 0.5) + DVec3::splat(0.01 * next())
+                } else {
+                    a + DVec3::new(next(), next(), next()) * scale
+                };
+                // Every seventh spans the box: the big ones every ray reads.
+                if i % 7 == 0 { [a.with_x(-500.0), b.with_y(-500.0).with_x(500.0), c.with_y(500.0)] } else { [a, b, c] }
+            })
+            .collect();
+        let inside = Inside::new(&tris, &[], false);
+        for (axis, columns) in inside.columns.iter().enumerate() {
+            let mut all: Vec<Entry> = columns.entries.iter().chain(&columns.big).copied().collect();
+            all.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
+            all.dedup_by_key(|e| e.triangle);
+            assert_eq!(all.len(), tris.len(), "axis {axis}: every triangle listed");
+            for _ in 0..3000 {
+                let p = [next(), next(), next()];
+                let mut brute = Crossings::default();
+                columns.cross_list(&all, p, true, &mut brute);
+                let grid = columns.crossings(p, true);
+                assert_eq!((grid.up, grid.down), (brute.up, brute.down), "axis {axis}, {p:?}");
+                assert_eq!(columns.crossings(p, false).up, brute.up, "axis {axis}, {p:?}");
+            }
+        }
+    }
+
+    #[test]
     fn empty_input_has_no_inside() {
-        let inside = Inside::new(&[], false);
+        let inside = Inside::new(&[], &[], false);
         assert!(!inside.contains(DVec3::ZERO));
         assert!(!inside.contains(DVec3::splat(f64::NAN)));
     }
