@@ -17,7 +17,7 @@
 //! a rim edge (not shared by two) abstains, as the rule has no partner triangle there.
 //!
 //! Each axis has a grid of columns across the other two; a column lists the triangles whose
-//! projection overlaps it, so a ray reads one list. (The winding number, which the scorer uses,
+//! projection may overlap it, so a ray reads one list (and the short list of big triangles). (The winding number, which the scorer uses,
 //! cost 63 000 instructions per point on angle-block; a ray walk through the scorer's 3D grid,
 //! where long CAD triangles fill many cells, cost 45 000.)
 
@@ -49,8 +49,8 @@ struct Columns {
     lo: [f64; 2],
     inv_cell: [f64; 2],
     dims: [usize; 2],
-    /// `start[c]..start[c + 1]` index `entries`, the triangles whose projected box overlaps
-    /// column `c` (`u` fastest).
+    /// `start[c]..start[c + 1]` index `entries`, the triangles (but the big ones) whose
+    /// projection may overlap column `c` (`u` fastest), highest first.
     start: Vec<u32>,
     entries: Vec<Entry>,
     /// The triangles covering the most columns (over [`BIG`]), read by every ray (highest
@@ -267,8 +267,8 @@ pub(crate) struct Inside {
     columns: [Columns; 3],
     lo: DVec3,
     hi: DVec3,
-    /// How many axes have rays: one when every part of the input is closed and faces outward
-    /// (any ray decides), else three.
+    /// How many axes have rays: one when every part of the input is closed, faces outward and
+    /// has no rim edge (any ray decides), else three.
     axes: usize,
 }
 
