@@ -238,7 +238,8 @@ impl Columns {
             // The crossing's coordinate along the axis, from the barycentric weights; `area` has
             // the sign of the normal's component along the axis.
             let sign = if area > 0.0 { 1 } else { -1 };
-            let w = (w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area;
+            // (Clamped to the list's order key, which rounding could pass by an ulp.)
+            let w = ((w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area).min(e.top);
             if w > pw {
                 out.up += sign;
             } else if w < pw && both {
@@ -383,6 +384,10 @@ mod tests {
                     let p = DVec3::new(f64::from(i), f64::from(j), f64::from(k)) * 73.0 + 1.5;
                     let expected = !open && p.abs().max_element() < 500.0;
                     assert_eq!(inside.contains(p), expected, "{p} (closed {closed})");
+                    // One crossing, not two: rays through the faces' diagonals cross one of the
+                    // two triangles there.
+                    let up = inside.columns[0].crossings([p.y, p.z, p.x], false).up;
+                    assert_eq!(up, i32::from(expected), "{p}");
                     ins += usize::from(expected);
                 }
             }
@@ -445,8 +450,7 @@ mod tests {
         assert!(rims(closed.triangles()).iter().all(|&r| r == 0));
         // The bottom face alone: its diagonal is shared, its four sides are rims.
         let sheet = cube(true);
-        let r = rims(sheet.triangles());
-        assert_eq!(r.iter().map(|r| r.count_ones()).sum::<u32>(), 4);
+        assert_eq!(rims(sheet.triangles()), [0b011, 0b110], "[0, 2, 3] and [0, 3, 1] share 0-3");
         // A partition through the cube along a face diagonal: that diagonal is used three times.
         let mut partitioned = closed.triangles().to_vec();
         partitioned.extend([[0, 3, 7], [0, 7, 4]]);
@@ -472,7 +476,7 @@ mod tests {
     #[test]
     fn big_faces_stay_within_the_entry_budget() {
         // 2000 triangles each spanning the whole box across z: at eight columns per triangle
-        // (127 per side) each would fill 16k columns of the z grid, 32 M entries.
+        // (127 per side) each would fill about 8k columns of the z grid, 16 M entries.
         let tris: Vec<[DVec3; 3]> = (0..2000)
             .map(|i| {
                 let z = f64::from(i);
@@ -483,9 +487,15 @@ mod tests {
         for columns in &inside.columns {
             assert!(columns.entries.len() <= 24 * tris.len() + 4096, "{}", columns.entries.len());
         }
-        // Stacked sheets of one facing: a ray up from below crosses all 2000 (counts 2000, not
-        // none), but the rays across them cross none, so the point is outside.
+        // Stacked sheets of one facing: the ray up from z = 0.5 crosses 1999 of them, but the rays
+        // across them cross none, so the point is outside.
         assert!(!inside.contains(DVec3::new(10.0, 10.0, 0.5)));
+        // The coarsened grid (64 sheets in the big list, the rest in its columns) still finds
+        // every sheet a ray crosses.
+        let points: Vec<[f64; 3]> = (0..500)
+            .map(|i| [f64::from(i) * 1.99 + 0.3, f64::from(i % 37) * 13.7 + 0.1, f64::from(i) * 3.9 + 0.5])
+            .collect();
+        lists_find_every_triangle(&inside.columns[2], tris.len(), &points);
     }
 
     #[test]
@@ -515,19 +525,25 @@ mod tests {
             })
             .collect();
         let inside = Inside::new(&tris, &[], false);
-        for (axis, columns) in inside.columns.iter().enumerate() {
-            let mut all: Vec<Entry> = columns.entries.iter().chain(&columns.big).copied().collect();
-            all.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
-            all.dedup_by_key(|e| e.triangle);
-            assert_eq!(all.len(), tris.len(), "axis {axis}: every triangle listed");
-            for _ in 0..3000 {
-                let p = [next(), next(), next()];
-                let mut brute = Crossings::default();
-                columns.cross_list(&all, p, true, &mut brute);
-                let grid = columns.crossings(p, true);
-                assert_eq!((grid.up, grid.down), (brute.up, brute.down), "axis {axis}, {p:?}");
-                assert_eq!(columns.crossings(p, false).up, brute.up, "axis {axis}, {p:?}");
-            }
+        for columns in &inside.columns {
+            let points: Vec<[f64; 3]> = (0..3000).map(|_| [next(), next(), next()]).collect();
+            lists_find_every_triangle(columns, tris.len(), &points);
+        }
+    }
+
+    /// The rays from `points` read in `columns`' own lists count what they count over all `n`
+    /// triangles.
+    fn lists_find_every_triangle(columns: &Columns, n: usize, points: &[[f64; 3]]) {
+        let mut all: Vec<Entry> = columns.entries.iter().chain(&columns.big).copied().collect();
+        all.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
+        all.dedup_by_key(|e| e.triangle);
+        assert_eq!(all.len(), n, "every triangle listed");
+        for &p in points {
+            let mut brute = Crossings::default();
+            columns.cross_list(&all, p, true, &mut brute);
+            let grid = columns.crossings(p, true);
+            assert_eq!((grid.up, grid.down), (brute.up, brute.down), "{p:?}");
+            assert_eq!(columns.crossings(p, false).up, brute.up, "{p:?}");
         }
     }
 

@@ -496,15 +496,18 @@ fn inside_out_meshes_give_the_hulls_of_the_outward_ones() {
 
 /// `merge_through_inside`: the distance phase does not count new surface inside the input, so
 /// hulls of a closed part merge through its body. On every test mesh the hulls stay within 2% of
-/// the diagonal by the independent scorer (its winding number, not the option's rays), are no
-/// more than without the option on these meshes (an audit found 7 of 408 others with more: the
-/// greedy order changes), and are the same on 1 and 2 threads; on the closed meshes whose
+/// the diagonal by the independent scorer (its winding number, not the option's rays), even with
+/// the final protrusion check off, are no more than without the option on these meshes (an audit
+/// found 7 of 408 others with more: the greedy order changes), and are the same on 1 and 2 threads
+/// on two of them; on the closed meshes whose
 /// hulls are refused only for cutting through their inside (and the chess table, open, where the
 /// six rays vote), the count drops by a third or more.
 #[test]
 fn merging_through_the_inside_keeps_hulls_tight_and_fewer() {
     use convex_hacd::{TightnessOptions, tightness};
-    let through = DecomposeOptions { merge_through_inside: true, ..Default::default() };
+    // The final protrusion check off, so that it cannot hide an inside test that says inside too
+    // often (it would split such merges back).
+    let through = DecomposeOptions { merge_through_inside: true, max_protrusion: 0.0, ..Default::default() };
     for path in data_files("meshes", &["obj", "stl"]) {
         let file = name(&path);
         let mesh = load_mesh(&path).unwrap();
