@@ -59,7 +59,7 @@ struct Columns {
     /// Each triangle's corners as `[u, v, axis]` coordinates.
     corners: Vec<[[f64; 3]; 3]>,
     /// Per triangle, bit `k`: its edge from corner `k` to corner `k + 1` is not shared by exactly
-    /// two triangles (a rim, or non-manifold).
+    /// two triangles (a rim, or non-manifold); bit `3 + k`: its corner `k` lies on such an edge.
     rims: Vec<u8>,
 }
 
@@ -250,7 +250,10 @@ impl Columns {
             }
             // `w0` is the function of edge 1 (b to c), `w1` of edge 2, `w2` of edge 0.
             let rim = self.rims.get(e.triangle as usize).copied().unwrap_or(0);
-            out.on_rim |= (w0 == 0.0 && rim & 2 != 0) || (w1 == 0.0 && rim & 4 != 0) || (w2 == 0.0 && rim & 1 != 0);
+            let (z0, z1, z2) = (w0 == 0.0, w1 == 0.0, w2 == 0.0);
+            // Through corner `a` both functions of its edges are zero (`w1` and `w2`), and so on.
+            let corner = (z1 && z2 && rim & 8 != 0) || (z2 && z0 && rim & 16 != 0) || (z0 && z1 && rim & 32 != 0);
+            out.on_rim |= (z0 && rim & 2 != 0) || (z1 && rim & 4 != 0) || (z2 && rim & 1 != 0) || corner;
         }
     }
 }
@@ -304,8 +307,14 @@ impl Inside {
             let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
             [p[u], p[v], p[axis]]
         };
-        let up = (0..3).filter(|&axis| self.columns[axis].crossings(at(axis), false).up != 0).count();
-        if up == 0 || up == 3 {
+        let (mut up, mut rim) = (0, false);
+        for axis in 0..3 {
+            let c = self.columns[axis].crossings(at(axis), false);
+            up += usize::from(c.up != 0);
+            rim |= c.on_rim;
+        }
+        // (A ray through a rim says nothing for sure: then the vote decides.)
+        if (up == 0 || up == 3) && !rim {
             return up == 3;
         }
         // An axis whose rays cross a triangle on a rim edge abstains: there the top-left rule
@@ -323,7 +332,8 @@ impl Inside {
 }
 
 /// Per triangle of `triangles` (vertex indices), bit `k` set when its edge from corner `k` to
-/// corner `k + 1` is not shared by exactly two triangles.
+/// corner `k + 1` is not shared by exactly two triangles, and bit `3 + k` when its corner `k`
+/// lies on such an edge (of any triangle).
 pub(crate) fn rims(triangles: &[[u32; 3]]) -> Vec<u8> {
     let mut edges: Vec<(u32, u32, u32)> = triangles
         .iter()
@@ -346,6 +356,24 @@ pub(crate) fn rims(triangles: &[[u32; 3]]) -> Vec<u8> {
             }
         }
         i = j;
+    }
+    // Corners on a rim edge, of this triangle or another: a ray through one is as ambiguous as one
+    // through the rim edge itself, whichever triangle's corner it meets there.
+    let mut on_rim = vec![false; triangles.iter().flatten().map(|&v| v as usize + 1).max().unwrap_or(0)];
+    for (tri, &r) in triangles.iter().zip(&rims) {
+        for k in 0..3 {
+            if r & (1 << k) != 0 {
+                on_rim[tri[k] as usize] = true;
+                on_rim[tri[(k + 1) % 3] as usize] = true;
+            }
+        }
+    }
+    for (tri, r) in triangles.iter().zip(&mut rims) {
+        for k in 0..3 {
+            if on_rim[tri[k] as usize] {
+                *r |= 8 << k;
+            }
+        }
     }
     rims
 }
@@ -450,13 +478,30 @@ mod tests {
         assert!(rims(closed.triangles()).iter().all(|&r| r == 0));
         // The bottom face alone: its diagonal is shared, its four sides are rims.
         let sheet = cube(true);
-        assert_eq!(rims(sheet.triangles()), [0b011, 0b110], "[0, 2, 3] and [0, 3, 1] share 0-3");
+        // Edges: [0, 2, 3] and [0, 3, 1] share 0-3; corners: all four lie on the rim.
+        assert_eq!(rims(sheet.triangles()), [0b111_011, 0b111_110]);
         // A partition through the cube along a face diagonal: that diagonal is used three times.
         let mut partitioned = closed.triangles().to_vec();
         partitioned.extend([[0, 3, 7], [0, 7, 4]]);
         let r = rims(&partitioned);
         assert!(r[0] != 0 && r[1] != 0, "the bottom face's diagonal {:?}", &r[..2]);
         assert!(r[12] != 0 && r[13] != 0);
+    }
+
+    #[test]
+    fn a_ray_through_a_rim_corner_is_on_the_rim() {
+        // One triangle whose corner 0 lies on a rim (bit 3), its own edges not rims; both of that
+        // corner's edges are top-left, so the triangle owns a ray through it. That ray reports
+        // the rim; one through its inside does not.
+        let tri = [[DVec3::new(0.0, 0.0, 0.0), DVec3::new(-10.0, 10.0, 1.0), DVec3::new(0.0, -10.0, 2.0)]];
+        let columns = Columns::new(&tri, &[8], 2, DVec3::splat(-10.0), DVec3::splat(20.0));
+        let at = |x: f64, y: f64| columns.crossings([x, y, -5.0], true);
+        assert!(at(0.0, 0.0).on_rim && at(0.0, 0.0).up == 1);
+        assert!(!at(-2.0, 1.0).on_rim && at(-2.0, 1.0).up == 1);
+        let plain = Columns::new(&tri, &[0], 2, DVec3::splat(-10.0), DVec3::splat(20.0));
+        assert!(!plain.crossings([0.0, 0.0, -5.0], true).on_rim);
+        // A quad of two triangles: every corner lies on its rim, the diagonal 1-2 is shared.
+        assert_eq!(rims(&[[0, 1, 2], [2, 1, 3]]), [0b111_101, 0b111_110]);
     }
 
     #[test]
