@@ -14,7 +14,8 @@
 //! is called inside only when most of its rays enter through holes. A ray through an edge shared
 //! by two triangles crosses one of them (rasterization's top-left rule, with each edge's
 //! function computed in one order for both); in the vote, an axis whose ray crosses a triangle on
-//! a rim edge (not shared by two) abstains, as the rule has no partner triangle there.
+//! a rim edge (not shared by two) or a corner on a rim abstains, as the rule has no partner
+//! triangle there, and a ray up an axis that meets a rim sends the point to the vote.
 //!
 //! Each axis has a grid of columns across the other two; a column lists the triangles whose
 //! projection may overlap it, so a ray reads one list (and the short list of big triangles). (The winding number, which the scorer uses,
