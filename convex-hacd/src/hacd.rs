@@ -16,7 +16,7 @@ use voxel_core::{TriangleSource, validate_triangles};
 
 use crate::concavity::{Samples, ScanScratch, Visited, sample_triangle};
 use crate::inside::Inside;
-use crate::metrics::closest_on_triangle;
+use crate::metrics::{bounds, closest_on_triangle};
 use crate::protrusion::Protrusion;
 use crate::quantize::{Prepared, prepare};
 use crate::quickhull::{HullScratch, Plane, RawHull, build_hull, grow_hull};
@@ -856,7 +856,12 @@ pub fn decompose<T: TriangleSource + ?Sized>(
 
     // Beyond the seed: neighbouring hulls merged by distance (see `merge_distance`).
     let distance = f64::from(options.merge_distance);
-    let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+    // The input's triangles by their corners, for the inside test and the protrusion check.
+    let tris: Vec<[DVec3; 3]> = if options.merge_through_inside || options.max_protrusion > 0.0 {
+        prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect()
+    } else {
+        Vec::new()
+    };
     let inside = (options.merge_through_inside && distance > 0.0).then(|| {
         let rims = crate::inside::rims(&prep.triangles);
         // One ray decides only where every part is closed, outward and manifold.
@@ -1013,8 +1018,7 @@ fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<u64>) {
             }
         }
     }
-    let (lo, hi) =
-        prep.positions.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let (lo, hi) = bounds(&prep.positions);
     // 32 cells per axis: small enough to build fast, fine enough that a cell holds few triangles.
     const CELLS: usize = 32;
     let cell = ((hi - lo).max_element() / CELLS as f64).max(s);

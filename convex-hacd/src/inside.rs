@@ -24,6 +24,8 @@
 
 use glam::DVec3;
 
+use crate::metrics::bounds;
+
 /// The most columns per axis of a grid.
 const MAX_COLUMNS: usize = 256;
 
@@ -284,11 +286,7 @@ impl Inside {
     ///
     /// [`Prepared::solid`]: crate::quantize::Prepared
     pub(crate) fn new(tris: &[[DVec3; 3]], rims: &[u8], closed: bool) -> Self {
-        let (lo, hi) = if tris.is_empty() {
-            (DVec3::ZERO, DVec3::ZERO)
-        } else {
-            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)))
-        };
+        let (lo, hi) = if tris.is_empty() { (DVec3::ZERO, DVec3::ZERO) } else { bounds(tris.iter().flatten()) };
         let axes = if closed { 1 } else { 3 };
         let columns = [0, 1, 2].map(|axis| Columns::new(if axis < axes { tris } else { &[] }, rims, axis, lo, hi));
         Inside { columns, lo, hi, axes }

@@ -141,8 +141,7 @@ where
             tris.push(c.map(Vec3::as_dvec3));
         }
     }
-    let (lo, hi) =
-        tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let (lo, hi) = bounds(tris.iter().flatten());
     let diagonal = (hi - lo).length();
     if tris.is_empty() || !(diagonal > 0.0) {
         return Err(TightnessError::EmptyInput);
@@ -412,6 +411,12 @@ fn solid_angle([a, b, c]: [DVec3; 3], p: DVec3) -> f64 {
     let num = a.dot(b.cross(c));
     let den = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
     2.0 * num.atan2(den)
+}
+
+/// The box of `points`: (infinity, -infinity) per axis when there are none.
+#[inline]
+pub(crate) fn bounds<'p>(points: impl IntoIterator<Item = &'p DVec3>) -> (DVec3, DVec3) {
+    points.into_iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)))
 }
 
 /// The point of triangle `a b c` closest to `p` (Ericson, "Real-Time Collision Detection", 5.1.5).

@@ -13,7 +13,7 @@
 use glam::DVec3;
 
 use crate::concavity::{Nearest, Samples, Visited, sample_triangle};
-use crate::metrics::Surface;
+use crate::metrics::{Surface, bounds};
 use crate::quantize::Prepared;
 
 /// The most grid cells (two bits each). With the default bound (a fraction of the diagonal) about
@@ -127,8 +127,7 @@ impl<'a> Protrusion<'a> {
         fraction: f64,
         spacing: f64,
     ) -> Self {
-        let (lo, hi) =
-            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let (lo, hi) = bounds(tris.iter().flatten());
         let limit = fraction * (hi - lo).length();
         // Cells small enough that the 27 around a sample's are within the limit of it (a point
         // of a cell one cell away per axis is within 2 sqrt(3) cells of the sample), or larger
@@ -269,10 +268,7 @@ impl<'a> Protrusion<'a> {
     fn winding_outside(&mut self, x: DVec3, d: f64) -> bool {
         let tris = self.tris;
         let surface = self.surface.get_or_insert_with(|| {
-            let (lo, hi) = tris
-                .iter()
-                .flatten()
-                .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+            let (lo, hi) = bounds(tris.iter().flatten());
             Surface::new(tris, lo, hi)
         });
         let w = surface.winding_number_at(x, FAR_FIELD).abs();
@@ -361,8 +357,7 @@ mod tests {
 
     /// The fraction of the diagonal of `tris`' box that is 25 units (the tests' bound).
     fn bound_25(tris: &[[DVec3; 3]]) -> f64 {
-        let (lo, hi) =
-            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let (lo, hi) = bounds(tris.iter().flatten());
         25.0 / (hi - lo).length()
     }
 
@@ -445,8 +440,7 @@ mod tests {
         let prep = prepare(&input, 1000.0, 0.1);
         let samples = Samples::new(&prep, 10.0);
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-        let (lo, hi) =
-            tris.iter().flatten().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let (lo, hi) = bounds(tris.iter().flatten());
         let surface = Surface::new(&tris, lo, hi);
         let mut check = Protrusion::new(&samples, &prep, &tris, bound_25(&tris), 10.0);
         assert!((check.limit() - 25.0).abs() < 1e-9);

@@ -17,6 +17,8 @@
 
 use glam::DVec3;
 
+use crate::metrics::bounds;
+
 /// A plane `normal . p = offset`, `normal` of unit length and pointing out of the hull.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Plane {
@@ -518,7 +520,7 @@ pub(crate) fn grow_hull(
     if adjacency.len() != triangles.len() || triangle_planes.len() != triangles.len() {
         return Err(Degeneracy::Folded);
     }
-    let (lo, hi) = points.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+    let (lo, hi) = bounds(points);
     let max_abs = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
     let tau = plane_thickness(eps, (hi - lo).max_element(), max_abs);
     s.start(points.len());
