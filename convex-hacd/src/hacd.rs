@@ -1381,15 +1381,31 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
     // input sample within the limit is measured to the surface itself (the nearest triangle), so
     // that the overstatement refuses no merge. A sample with an input sample within `worst`
     // cannot raise it: its search stops at the first such sample (and returns at most `worst`).
+    let search = |p: DVec3, worst: f64, seen: &mut Visited| match cx.samples.search_until(p, cx.limit, worst) {
+        Some(d) => Some(d),
+        None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen),
+    };
     let distance = |p: DVec3, worst: f64, seen: &mut Visited| {
-        if cx.inside.is_some_and(|inside| inside.contains(p)) {
-            // Inside the input: it does not stick out (`merge_through_inside`).
-            return Some(0.0);
+        if let Some(inside) = cx.inside {
+            match inside.quick(p) {
+                Some(true) => return Some(0.0),
+                Some(false) => return search(p, worst, seen),
+                None => {}
+            }
+            // A sample inside counts 0 (`merge_through_inside`), but the inside test (three rays or
+            // more) is asked only of a sample that could raise `worst`: one with no input sample
+            // within `worst`, which a search of that radius finds at little cost. The full search
+            // below then runs only for samples outside. Same answers as testing inside first
+            // (chess-table with the option: 1.20 G -> 0.97 G instructions, featuretype 1.53 G ->
+            // 1.36 G).
+            if let Some(d) = cx.samples.search_until(p, worst, worst) {
+                return Some(d);
+            }
+            if inside.contains(p) {
+                return Some(0.0);
+            }
         }
-        match cx.samples.search_until(p, cx.limit, worst) {
-            Some(d) => Some(d),
-            None => cx.samples.surface_within(p, cx.limit, 1.5 * spacing, cx.mesh, seen),
-        }
+        search(p, worst, seen)
     };
     // The answer is `None` when some sample has no distance within the limit, else the largest
     // distance: the same in any order. Most costed edges are refused by a sample far from the
