@@ -131,9 +131,20 @@ impl Columns {
         // grid coarsens until the lists hold at most about 24 entries per triangle.
         let mut side = ((8.0 * tris.len() as f64).sqrt().ceil() as usize).clamp(1, MAX_COLUMNS);
         let fine = side;
+        // Each triangle's rows at the fine side, `(row, first, last)`, found once: the counts
+        // below, and the lists when the grid stays fine, read them.
+        let mut spans: Vec<[u32; 3]> = Vec::with_capacity(4 * corners.len());
+        let mut span_start: Vec<u32> = Vec::with_capacity(corners.len() + 1);
+        span_start.push(0);
+        for t in &corners {
+            rows(fine, t, &mut |y, x0, x1| spans.push([y as u32, x0 as u32, x1 as u32]));
+            span_start.push(spans.len() as u32);
+        }
+        let spans_of = |i: usize| &spans[span_start[i] as usize..span_start[i + 1] as usize];
+        let fine_covers = |i: usize| spans_of(i).iter().map(|s| (s[2] - s[1]) as usize + 1).sum::<usize>();
         // The MAX_BIG triangles covering the most columns (over BIG; ties by index).
         let mut by_cover: Vec<(usize, usize)> =
-            corners.iter().enumerate().map(|(i, t)| (covers(fine, t), i)).filter(|&(c, _)| c > BIG).collect();
+            (0..corners.len()).map(|i| (fine_covers(i), i)).filter(|&(c, _)| c > BIG).collect();
         by_cover.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut is_big = vec![false; corners.len()];
         for &(_, i) in by_cover.iter().take(MAX_BIG) {
@@ -145,7 +156,19 @@ impl Columns {
         big.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
         let budget = 24 * tris.len() + 4096;
         let entries_at = |side: usize| {
-            (0..corners.len()).filter(|&i| in_grid(i)).fold(0usize, |n, i| n.saturating_add(covers(side, &corners[i])))
+            (0..corners.len()).filter(|&i| in_grid(i)).fold(0usize, |n, i| {
+                n.saturating_add(if side == fine { fine_covers(i) } else { covers(side, &corners[i]) })
+            })
+        };
+        // The rows of triangle `i` at the chosen side.
+        let for_rows = |side: usize, i: usize, f: &mut dyn FnMut(usize, usize, usize)| {
+            if side == fine {
+                for s in spans_of(i) {
+                    f(s[0] as usize, s[1] as usize, s[2] as usize);
+                }
+            } else {
+                rows(side, &corners[i], f);
+            }
         };
         while side > 1 && entries_at(side) > budget {
             side /= 2;
@@ -154,8 +177,8 @@ impl Columns {
         let dims = [u, v].map(|k| (((hi[k] - lo[k]) / cell) as usize + 1).min(side));
         // Counting sort by column, triangles ascending within one.
         let mut start = vec![0u32; dims[0] * dims[1] + 1];
-        for t in corners.iter().enumerate().filter(|&(i, _)| in_grid(i)).map(|(_, t)| t) {
-            rows(side, t, &mut |y, x0, x1| {
+        for i in (0..corners.len()).filter(|&i| in_grid(i)) {
+            for_rows(side, i, &mut |y, x0, x1| {
                 for x in x0..=x1 {
                     start[x + dims[0] * y + 1] += 1;
                 }
@@ -166,19 +189,19 @@ impl Columns {
         }
         let mut next = start.clone();
         let mut entries = vec![Entry::default(); start[dims[0] * dims[1]] as usize];
-        for (i, t) in corners.iter().enumerate().filter(|&(i, _)| in_grid(i)) {
-            let entry = entry(i, t);
-            rows(side, t, &mut |y, x0, x1| {
+        // Filled from the highest triangle down (ties by index), so every list comes out in that
+        // order without a sort of its own.
+        let mut order: Vec<Entry> =
+            corners.iter().enumerate().filter(|&(i, _)| in_grid(i)).map(|(i, t)| entry(i, t)).collect();
+        order.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
+        for entry in order {
+            for_rows(side, entry.triangle as usize, &mut |y, x0, x1| {
                 for x in x0..=x1 {
                     let c = x + dims[0] * y;
                     entries[next[c] as usize] = entry;
                     next[c] += 1;
                 }
             });
-        }
-        for c in 0..dims[0] * dims[1] {
-            entries[start[c] as usize..start[c + 1] as usize]
-                .sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
         }
         Columns {
             lo: [lo[u], lo[v]],
