@@ -9,6 +9,7 @@
 //! cargo run --release -p voxel-bench --example hacd_probe                      # every mesh, 5 rounds
 //! cargo run --release -p voxel-bench --example hacd_probe -- 9 a.obj b.stl     # 9 rounds, these meshes
 //! NOPARRY=1 ...                                                                # ours only
+//! INSIDE=1 ...                                                                 # ours with merge_through_inside
 //! ```
 //!
 //! The meshes are the shared data set's (`../shared/data/meshes/`) when it is there, the
@@ -45,7 +46,8 @@ fn main() {
     }
     let with_parry = std::env::var("NOPARRY").is_err();
     let pools = [1, 2].map(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("a pool"));
-    let options = DecomposeOptions::default();
+    let options =
+        DecomposeOptions { merge_through_inside: std::env::var("INSIDE").is_ok(), ..DecomposeOptions::default() };
     for path in files {
         let Ok(mesh) = voxel_testdata::load_mesh(&path) else {
             eprintln!("skipping {}: not readable", path.display());
