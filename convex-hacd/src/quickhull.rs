@@ -456,15 +456,16 @@ fn build_3d(
         let pl = s.new_plane(plane);
         s.new_face(v, pl);
     }
-    for f in 0..4 {
+    // The faces across each edge of the tetrahedron above, by construction: face 0's edge a -> b
+    // is face 1's b -> a, and so on (checked in debug builds).
+    const ACROSS: [[u32; 3]; 4] = [[1, 3, 2], [2, 3, 0], [0, 3, 1], [1, 2, 0]];
+    for (f, adj) in ACROSS.iter().enumerate() {
+        s.faces[f].adj = *adj;
+        #[cfg(debug_assertions)]
         for k in 0..3 {
             let (from, to) = (s.faces[f].v[k], s.faces[f].v[(k + 1) % 3]);
-            for g in 0..4 {
-                let gv = s.faces[g].v;
-                if (0..3).any(|j| gv[j] == to && gv[(j + 1) % 3] == from) {
-                    s.faces[f].adj[k] = g as u32;
-                }
-            }
+            let gv = s.faces[adj[k] as usize].v;
+            debug_assert!((0..3).any(|j| gv[j] == to && gv[(j + 1) % 3] == from), "tetrahedron adjacency");
         }
     }
     for (i, p) in points.iter().enumerate() {
