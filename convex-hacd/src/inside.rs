@@ -381,7 +381,8 @@ impl Cells {
                         h0 = h0.max(hs.iter().fold(f64::INFINITY, |m, &h| m.min(h)));
                         h1 = h1.min(hs.iter().fold(f64::NEG_INFINITY, |m, &h| m.max(h)));
                     }
-                    if !(h0 <= h1) {
+                    // (Within the pad, heights out of order by rounding still mark their cell.)
+                    if !(h0 - pad <= h1 + pad) {
                         continue;
                     }
                     for c in at(h0 - pad, k)..=at(h1 + pad, k) {
@@ -436,7 +437,12 @@ impl Inside {
             OUTSIDE => Some(false),
             INSIDE => Some(true),
             _ => {
-                let centre = c.lo + (DVec3::new(idx[0] as f64, idx[1] as f64, idx[2] as f64) + 0.5) * c.cell;
+                // The centre of the cell's part within the box: the last layer of cells along a
+                // shorter side reaches past the box, where a centre would be outside by the box
+                // test alone (an audit's box with no lid: points inside its top layer were
+                // called outside).
+                let corner = c.lo + DVec3::new(idx[0] as f64, idx[1] as f64, idx[2] as f64) * c.cell;
+                let centre = (corner + (corner + c.cell).min(self.hi)) * 0.5;
                 let inside = self.contains(centre);
                 state.store(if inside { INSIDE } else { OUTSIDE }, Ordering::Relaxed);
                 Some(inside)
@@ -751,6 +757,29 @@ mod tests {
         assert_eq!(inside.quick(DVec3::ZERO), None);
         assert_eq!(inside.quick(DVec3::splat(f64::NAN)), None);
         assert_eq!(inside.quick(DVec3::splat(1.0)), Some(false));
+    }
+
+    /// A box with no lid, lower than a whole number of cells: the top layer of cells reaches
+    /// above it, and a clear cell there takes the vote at the centre of its part within the box
+    /// (five of the six rays from inside the box cross its walls), not outside.
+    #[test]
+    fn a_cell_past_the_box_is_asked_within_it() {
+        let positions: Vec<Vec3> =
+            (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, 0.16 * ((i >> 2) & 1) as f32)).collect();
+        let faces = [[0, 2, 3, 1], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+        let triangles: Vec<[u32; 3]> = faces.iter().flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]]).collect();
+        let prep = prepare(&IndexedMesh::new(positions, triangles).unwrap(), 1000.0, 0.1);
+        let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+        let inside = Inside::new(&tris, &rims(&prep.triangles), false);
+        // The box is 1000 x 1000 x 160 in the working cube: 64 x 64 x 11 cells of 15.625, the
+        // last layer from 76.25 to 91.875 against the box's top at 80.
+        assert_eq!(inside.cells.dims[2], 11);
+        assert!(inside.cells.lo.z + 10.5 * inside.cells.cell > inside.hi.z);
+        for z in [0.0, 40.0, 77.0, 78.5, 79.0, 79.99] {
+            let p = DVec3::new(1.5, -2.5, z);
+            assert!(inside.contains(p), "{p:?} inside by the vote");
+            assert_eq!(inside.quick(p), Some(true), "{p:?}");
+        }
     }
 
     /// On closed meshes, a clear cell's kept answer is what the ray test says at the point
