@@ -1392,7 +1392,8 @@ fn distance_cost(na: &Node, nb: &Node, cx: &Context, spacing: f64, scratch: &mut
                 Some(false) => return search(p, worst, seen),
                 None => {}
             }
-            // A sample inside counts 0 (`merge_through_inside`), but the inside test (three rays or
+            // A sample inside counts 0 (`merge_through_inside`). In a cell clear of the surface
+            // the cell's kept answer decides, above. Elsewhere the inside test (three rays or
             // more) is asked only of a sample that could raise `worst`: one with no input sample
             // within `worst`, which a search of that radius finds at little cost. The full search
             // below then runs only for samples outside. Same answers as testing inside first

@@ -414,8 +414,9 @@ impl Inside {
     }
 
     /// Whether `p` lies inside, when its cell is clear of the surface: the answer at the cell's
-    /// centre (tested the first time it is asked, then kept). `None` for a point in a cell the
-    /// surface may meet ([`Inside::contains`] then answers) or outside the box (outside).
+    /// centre (tested the first time it is asked, then kept). `Some(false)` outside the box, as
+    /// [`Inside::contains`] has it; `None` for a point in a cell the surface may meet (then
+    /// [`Inside::contains`] answers) or a non-finite one.
     ///
     /// Where one ray decides (a closed input), this is the answer [`Inside::contains`] gives at
     /// `p` itself: no surface lies between `p` and the centre, so their rays cross it alike. With
