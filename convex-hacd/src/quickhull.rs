@@ -462,9 +462,9 @@ fn build_3d(
     for (f, adj) in ACROSS.iter().enumerate() {
         s.faces[f].adj = *adj;
         #[cfg(debug_assertions)]
-        for k in 0..3 {
+        for (k, &g) in adj.iter().enumerate() {
             let (from, to) = (s.faces[f].v[k], s.faces[f].v[(k + 1) % 3]);
-            let gv = s.faces[adj[k] as usize].v;
+            let gv = s.faces[g as usize].v;
             debug_assert!((0..3).any(|j| gv[j] == to && gv[(j + 1) % 3] == from), "tetrahedron adjacency");
         }
     }
