@@ -352,6 +352,17 @@ impl Cells {
         let at = |x: f64, k: usize| (((x - lo[k]) * inv_cell).max(0.0) as usize).min(dims[k] - 1);
         // Padded against rounding: a cell is clear only when the plane misses it by far more.
         let pad = 1e-6 * cell;
+        // The cells each triangle's box covers bound the marking's work. A soup of large
+        // triangles (each over much of the box) would make it quadratic: past a budget of
+        // 64 cells per triangle plus 2^21, no cell is kept and every point takes the rays.
+        // (The shared meshes need at most 530 per triangle on a few hundred triangles, 0.37 M.)
+        let work = tris.iter().fold(0usize, |sum, t| {
+            let (tlo, thi) = bounds(t.iter());
+            sum.saturating_add((0..3).map(|k| at(thi[k] + pad, k) - at(tlo[k] - pad, k) + 1).product::<usize>())
+        });
+        if work > 64 * tris.len() + (1 << 21) {
+            return Cells { lo, inv_cell: 0.0, cell: 0.0, dims: [0; 3], state: Vec::new() };
+        }
         for t in tris {
             let (tlo, thi) = bounds(t.iter());
             let n = (t[1] - t[0]).cross(t[2] - t[0]);
@@ -758,6 +769,31 @@ mod tests {
         assert_eq!(inside.quick(DVec3::ZERO), None);
         assert_eq!(inside.quick(DVec3::splat(f64::NAN)), None);
         assert_eq!(inside.quick(DVec3::splat(1.0)), Some(false));
+    }
+
+    /// A soup of triangles that each span the box would cost the cells' marking the whole grid
+    /// per triangle: past the budget no cell is kept, and points take the rays.
+    #[test]
+    fn a_soup_of_large_triangles_keeps_no_cells() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 1000.0 - 500.0
+        };
+        let big: Vec<[DVec3; 3]> = (0..400)
+            .map(|_| {
+                let (x, y) = (next(), next());
+                [DVec3::new(-500.0, -500.0, x), DVec3::new(500.0, -500.0, y), DVec3::new(0.0, 500.0, next())]
+            })
+            .collect();
+        let inside = Inside::new(&big, &[], false);
+        assert!(inside.cells.state.is_empty());
+        assert_eq!(inside.quick(DVec3::ZERO), None);
+        // Four such triangles (at most a million cells) stay within it.
+        let inside = Inside::new(&big[..4], &[], false);
+        assert!(!inside.cells.state.is_empty());
     }
 
     /// A box with no lid, lower than a whole number of cells: the top layer of cells reaches
