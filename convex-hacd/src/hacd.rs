@@ -57,8 +57,8 @@ pub struct DecomposeOptions {
     /// when they agree, and the six up and down them by vote when they do not). Default false:
     /// fewer hulls on inputs with a body (plate-holes 19 -> 1, bunny-lowpoly 47 -> 21,
     /// chess-table 47 -> 17, glass 74 -> 65), every test mesh still within 2% of the diagonal,
-    /// at up to 4.5x the time (7.7x on an open cylinder, which also gets more hulls; see the
-    /// crate README).
+    /// at up to 2.1x the time on the shared test meshes (an open cylinder, among 408 audited
+    /// meshes, also gets more hulls; see the crate README).
     pub merge_through_inside: bool,
     /// Beyond the seed: the farthest the hulls may stick out of the input, as a fraction of its
     /// bounding-box diagonal. At the end, every hull is checked at points `sample_spacing` apart on

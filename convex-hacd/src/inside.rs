@@ -340,10 +340,15 @@ const INSIDE: u8 = 3;
 const MAX_CELLS: usize = 64;
 
 impl Cells {
+    /// No cell kept: every point takes the rays.
+    fn none(lo: DVec3) -> Self {
+        Cells { lo, inv_cell: 0.0, cell: 0.0, dims: [0; 3], state: Vec::new() }
+    }
+
     fn new(tris: &[[DVec3; 3]], lo: DVec3, hi: DVec3) -> Self {
         let extent = (hi - lo).max_element();
         if tris.is_empty() || !(extent > 0.0) {
-            return Cells { lo, inv_cell: 0.0, cell: 0.0, dims: [0; 3], state: Vec::new() };
+            return Cells::none(lo);
         }
         let cell = extent / MAX_CELLS as f64;
         let inv_cell = 1.0 / cell;
@@ -361,7 +366,7 @@ impl Cells {
             sum.saturating_add((0..3).map(|k| at(thi[k] + pad, k) - at(tlo[k] - pad, k) + 1).product::<usize>())
         });
         if work > 64 * tris.len() + (1 << 21) {
-            return Cells { lo, inv_cell: 0.0, cell: 0.0, dims: [0; 3], state: Vec::new() };
+            return Cells::none(lo);
         }
         for t in tris {
             let (tlo, thi) = bounds(t.iter());
@@ -555,6 +560,16 @@ mod tests {
     use super::*;
     use crate::quantize::prepare;
 
+    /// A xorshift generator of coordinates uniform in -500..500 (the working cube), from `seed`.
+    fn coordinates(mut seed: u64) -> impl FnMut() -> f64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 1000.0 - 500.0
+        }
+    }
+
     fn cube(open: bool) -> IndexedMesh {
         let corners: Vec<Vec3> =
             (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
@@ -716,13 +731,7 @@ mod tests {
     fn the_columns_find_what_every_triangle_finds() {
         // A soup of 300 random triangles, slivers and ones spanning the box among them, and rays from 3000
         // random points along each axis: the column lists must give the counts of all triangles.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 1000.0 - 500.0
-        };
+        let mut next = coordinates(0x9e37_79b9_7f4a_7c15);
         let tris: Vec<[DVec3; 3]> = (0..300)
             .map(|i| {
                 let a = DVec3::new(next(), next(), next());
@@ -775,13 +784,7 @@ mod tests {
     /// per triangle: past the budget no cell is kept, and points take the rays.
     #[test]
     fn a_soup_of_large_triangles_keeps_no_cells() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 1000.0 - 500.0
-        };
+        let mut next = coordinates(0x2545_f491_4f6c_dd1d);
         let big: Vec<[DVec3; 3]> = (0..400)
             .map(|_| {
                 let (x, y) = (next(), next());
