@@ -44,12 +44,30 @@ const MAX_BIG: usize = 64;
 
 /// A triangle in a column's list: its box across the axis and its highest coordinate along it
 /// (the lists run from the highest down, so a ray stops reading at the first below its start).
+///
+/// In `f32`, rounded outward (the box and the top only filter: the crossing itself is decided
+/// from the corners in `f64`): 24 bytes instead of 48, which halves the lists' memory (8 MB on
+/// featuretype's three grids) and the cache lines a ray reads.
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
-    top: f64,
-    lo: [f64; 2],
-    hi: [f64; 2],
+    top: f32,
+    lo: [f32; 2],
+    hi: [f32; 2],
     triangle: u32,
+}
+
+/// `x` as the nearest `f32` at or below it (at or above it with `up`); infinite past the `f32`
+/// range, which the working cube's coordinates never reach.
+fn round_f32(x: f64, up: bool) -> f32 {
+    let r = x as f32;
+    let r64 = f64::from(r);
+    if up && r64 < x {
+        r.next_up()
+    } else if !up && r64 > x {
+        r.next_down()
+    } else {
+        r
+    }
 }
 
 /// The triangles by column, for rays along one axis.
@@ -121,9 +139,9 @@ impl Columns {
             n
         };
         let entry = |i: usize, t: &[[f64; 3]; 3]| Entry {
-            top: t[0][2].max(t[1][2]).max(t[2][2]),
-            lo: [0, 1].map(|k| t[0][k].min(t[1][k]).min(t[2][k])),
-            hi: [0, 1].map(|k| t[0][k].max(t[1][k]).max(t[2][k])),
+            top: round_f32(t[0][2].max(t[1][2]).max(t[2][2]), true),
+            lo: [0, 1].map(|k| round_f32(t[0][k].min(t[1][k]).min(t[2][k]), false)),
+            hi: [0, 1].map(|k| round_f32(t[0][k].max(t[1][k]).max(t[2][k]), true)),
             triangle: i as u32,
         };
         // About eight columns per triangle. The few triangles that would each cover many (a CAD
@@ -239,11 +257,12 @@ impl Columns {
     fn cross_list(&self, list: &[Entry], p: [f64; 3], both: bool, out: &mut Crossings) {
         let [pu, pv, pw] = p;
         for e in list {
-            if e.top <= pw && !both {
+            if f64::from(e.top) <= pw && !both {
                 // The rest of the list lies wholly below the ray's start.
                 break;
             }
-            if pu < e.lo[0] || pu > e.hi[0] || pv < e.lo[1] || pv > e.hi[1] {
+            if pu < f64::from(e.lo[0]) || pu > f64::from(e.hi[0]) || pv < f64::from(e.lo[1]) || pv > f64::from(e.hi[1])
+            {
                 continue;
             }
             let [a, b, cc] = self.corners[e.triangle as usize];
@@ -271,7 +290,7 @@ impl Columns {
             // the sign of the normal's component along the axis.
             let sign = if area > 0.0 { 1 } else { -1 };
             // (Clamped to the list's order key, which rounding could pass by an ulp.)
-            let w = ((w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area).min(e.top);
+            let w = ((w0 * a[2] + w1 * b[2] + w2 * cc[2]) / area).min(f64::from(e.top));
             if w > pw {
                 out.up += sign;
             } else if w < pw && both {
@@ -767,6 +786,22 @@ mod tests {
             let grid = columns.crossings(p, true);
             assert_eq!((grid.up, grid.down), (brute.up, brute.down), "{p:?}");
             assert_eq!(columns.crossings(p, false).up, brute.up, "{p:?}");
+        }
+    }
+
+    /// The lists' `f32` boxes and tops hold the `f64` values they filter for: rounded outward, to
+    /// the nearest `f32` on that side.
+    #[test]
+    fn entries_round_outward() {
+        let mut next = coordinates(7);
+        for k in 0..20000 {
+            let x = next() * 10f64.powi(k % 7 - 3);
+            let (down, up) = (super::round_f32(x, false), super::round_f32(x, true));
+            assert!(f64::from(down) <= x && f64::from(up) >= x, "{x}");
+            assert!(f64::from(down.next_up()) > x && f64::from(up.next_down()) < x, "{x}: not the nearest");
+        }
+        for x in [0.0, -0.0, 1.0, -3.5, 1e-40] {
+            assert!(f64::from(super::round_f32(x, true)) >= x && f64::from(super::round_f32(x, false)) <= x);
         }
     }
 
