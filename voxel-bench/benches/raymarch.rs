@@ -228,6 +228,25 @@ fn rays(c: &mut Criterion) {
         group.finish();
     }
 
+    // The cost of a voxel step: the above-ground rays at an eighth of their lengths, beside the
+    // full lengths above; (full - eighth) / (the steps per ray they add) excludes the per-ray
+    // setup and exit (`RAYMARCH_SLOPE` prints it for more fractions).
+    if let Some((_, above)) = sets.iter().find(|(name, _)| *name == "horizontal-above-ground-200-400") {
+        let eighth = scaled(above, STEP_FRACTIONS[0]);
+        let steps: u64 = eighth.iter().map(|c| u64::from(lookup_per_step(&s.occ, &c.ray, c.max_t).1)).sum();
+        let name = "horizontal-above-ground-eighth-length";
+        figure(&format!("raymarch/{name}/voxel-steps-per-ray"), steps as f64 / eighth.len() as f64, "");
+        let mut group = c.benchmark_group("raymarch/rays");
+        group.throughput(Throughput::Elements(eighth.len() as u64));
+        group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+            b.iter(|| eighth.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
+        });
+        group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
+            b.iter(|| eighth.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
+        });
+        group.finish();
+    }
+
     // Rays per second with rayon on all cores: the long random set through `march`.
     let Some((_, long)) = sets.iter().find(|(name, _)| *name == "long-random-200-400") else { return };
     let mut out = Vec::new();
@@ -317,6 +336,75 @@ fn probe(trials: usize) {
             );
         }
     });
+}
+
+/// The above-ground rays with every `max_t` scaled by these fractions: the time they add per
+/// voxel step they add is the cost of a step, without the per-ray setup and exit.
+const STEP_FRACTIONS: [f32; 5] = [0.125, 0.25, 0.5, 0.75, 1.0];
+
+/// The above-ground set with its lengths scaled by `f` (see [`STEP_FRACTIONS`]).
+fn scaled(set: &[Cast], f: f32) -> Vec<Cast> {
+    set.iter().map(|c| Cast { ray: c.ray, max_t: c.max_t * f }).collect()
+}
+
+/// The cost of a voxel step (`RAYMARCH_SLOPE=<trials>`, run the bench binary directly): the
+/// above-ground rays cast at fractions of their lengths ([`STEP_FRACTIONS`]), each pass timed as
+/// in [`probe`] (minimum over the trials; parry3d in a third of them); per fraction the seed's
+/// voxel steps per ray and the time per ray, then the time each longer fraction adds per voxel
+/// step it adds. The per-ray average (time over steps) also carries the per-ray setup, the first
+/// chunk and the exit; the added time per added step does not.
+fn slope(trials: usize) {
+    let s = scene();
+    let sets = ray_sets(&s);
+    let Some((_, set)) = sets.iter().find(|(name, _)| *name == "horizontal-above-ground-200-400") else { return };
+    let rows: Vec<(f32, f64, usize, Vec<Cast>)> = STEP_FRACTIONS
+        .iter()
+        .map(|&f| {
+            let casts = scaled(set, f);
+            let steps: u64 = casts.iter().map(|c| u64::from(lookup_per_step(&s.occ, &c.ray, c.max_t).1)).sum();
+            let hits = casts.iter().filter(|c| s.occ.cast(&c.ray, c.max_t).is_some()).count();
+            (f, steps as f64 / casts.len() as f64, hits, casts)
+        })
+        .collect();
+    let mut best = vec![[f64::INFINITY; 2]; rows.len()];
+    for trial in 0..trials {
+        for (k, (_, _, _, casts)) in rows.iter().enumerate() {
+            let start = std::time::Instant::now();
+            black_box(count_casts(&s.occ, casts));
+            best[k][0] = best[k][0].min(start.elapsed().as_secs_f64() * 1e9 / casts.len() as f64);
+            if trial % 3 == 0 {
+                let start = std::time::Instant::now();
+                black_box(casts.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
+                best[k][1] = best[k][1].min(start.elapsed().as_secs_f64() * 1e9 / casts.len() as f64);
+            }
+        }
+    }
+    for (k, (f, steps, hits, casts)) in rows.iter().enumerate() {
+        println!(
+            "slope length x{f:<5} {steps:6.1} steps/ray, {hits:5} of {} hit: ours {:7.1} ns/ray ({:4.2} ns/step), parry3d {:7.1} ns/ray",
+            casts.len(),
+            best[k][0],
+            best[k][0] / steps,
+            best[k][1]
+        );
+    }
+    for k in 1..rows.len() {
+        let added = rows[k].1 - rows[k - 1].1;
+        println!(
+            "slope x{} -> x{}: ours {:4.2} ns, parry3d {:5.2} ns per added voxel step (one thread, min of {trials})",
+            rows[k - 1].0,
+            rows[k].0,
+            (best[k][0] - best[k - 1][0]) / added,
+            (best[k][1] - best[k - 1][1]) / added
+        );
+    }
+    let (first, last) = (0, rows.len() - 1);
+    println!(
+        "slope x{} -> x{}: ours {:4.2} ns per added voxel step",
+        rows[first].0,
+        rows[last].0,
+        (best[last][0] - best[first][0]) / (rows[last].1 - rows[first].1)
+    );
 }
 
 criterion_group! {
@@ -440,6 +528,10 @@ fn main() {
     }
     if let Ok(set) = std::env::var("RAYMARCH_COUNT") {
         count(&set);
+        return;
+    }
+    if let Some(trials) = std::env::var("RAYMARCH_SLOPE").ok().and_then(|v| v.parse().ok()) {
+        slope(trials);
         return;
     }
     if let Some(trials) = std::env::var("RAYMARCH_PROBE").ok().and_then(|v| v.parse().ok()) {
