@@ -6,16 +6,17 @@
 //! A ray from a point crosses the surface when it leaves it more often than it enters it, or
 //! the other way round (a signed count of the triangles crossed, by their facing): from inside a
 //! closed part every ray counts one, from outside none, and a double-sided sheet's two faces
-//! cancel. Where every part of the input is closed (and faces outward) and every edge is shared
-//! by exactly two triangles, the ray up `x` decides.
+//! cancel. Where every part of the input is closed (and faces outward) and no edge is a rim (used
+//! by unequal numbers of triangles in its two directions: see [`rims`]), the ray up `x` decides.
 //! Elsewhere a ray can leave through a hole, so the rays up `x`, `y` and `z` decide when they
-//! agree, and when they do not, the six rays up and down the axes vote: inside when four or more
-//! cross. An inside point near a hole (one ray out through it) is still inside; an outside point
+//! agree, and when they do not, the six rays up and down the axes vote: inside when two thirds
+//! of the rays that vote cross. An inside point near a hole (one ray out through it) is still inside; an outside point
 //! is called inside only when most of its rays enter through holes. A ray through an edge shared
 //! by two triangles crosses one of them (rasterization's top-left rule, with each edge's
-//! function computed in one order for both); in the vote, an axis whose ray crosses a triangle on
-//! a rim edge (not shared by two) or a corner on a rim abstains, as the rule has no partner
-//! triangle there, and a ray up an axis that meets a rim sends the point to the vote.
+//! function computed in one order for both; an edge used by two pairs, as where two voxels touch
+//! along it, gives one crossing per pair); in the vote, an axis whose ray crosses a triangle on
+//! a rim edge or a corner on a rim abstains, as the rule has no partner triangle there, and a ray
+//! up an axis that meets a rim sends the point to the vote.
 //!
 //! Each axis has a grid of columns across the other two; a column lists the triangles whose
 //! projection may overlap it, so a ray reads one list (and the short list of big triangles).
@@ -85,8 +86,8 @@ struct Columns {
     big: Vec<Entry>,
     /// Each triangle's corners as `[u, v, axis]` coordinates.
     corners: Vec<[[f64; 3]; 3]>,
-    /// Per triangle, bit `k`: its edge from corner `k` to corner `k + 1` is not shared by exactly
-    /// two triangles (a rim, or non-manifold); bit `3 + k`: its corner `k` lies on such an edge.
+    /// Per triangle, bit `k`: its edge from corner `k` to corner `k + 1` is a rim (see [`rims`]);
+    /// bit `3 + k`: its corner `k` lies on such an edge.
     rims: Vec<u8>,
 }
 
@@ -514,19 +515,36 @@ impl Inside {
         // counts the crossing for rays on one side of the rim's plane and not the other, so a
         // point in the plane of an opening facing up would count a crossing that one facing down
         // would not (an audit's open cylinders: 13 -> 26 hulls).
-        let crossed: usize = (0..3)
-            .map(|axis| {
-                let c = self.columns[axis].crossings(at(axis), true);
-                if c.on_rim { 0 } else { usize::from(c.up != 0) + usize::from(c.down != 0) }
-            })
-            .sum();
-        crossed >= 4
+        vote([0, 1, 2].map(|axis| self.columns[axis].crossings(at(axis), true)), up)
     }
 }
 
+/// The six rays' vote from the crossings along each axis (both ways): inside when at least two
+/// thirds of the rays that vote cross the surface (4 of 6, 3 of 4, 2 of 2). An axis whose rays
+/// meet a rim abstains; the threshold counts only the rays that vote (a fixed 4 of 6 called a
+/// point deep inside a closed voxel mesh outside when two axes abstained: an audit). When all
+/// three abstain, the rays up the axes decide by majority (`up` of them crossed).
+fn vote(axes: [Crossings; 3], up: usize) -> bool {
+    let (mut crossed, mut voters) = (0usize, 0usize);
+    for c in axes.iter().filter(|c| !c.on_rim) {
+        voters += 2;
+        crossed += usize::from(c.up != 0) + usize::from(c.down != 0);
+    }
+    if voters == 0 {
+        return up >= 2;
+    }
+    3 * crossed >= 2 * voters
+}
+
 /// Per triangle of `triangles` (vertex indices), bit `k` set when its edge from corner `k` to
-/// corner `k + 1` is not shared by exactly two triangles, and bit `3 + k` when its corner `k`
+/// corner `k + 1` is a rim: used by unequal numbers of triangles in its two directions (an
+/// opening's edge, a fin, a face turned against its neighbour), and bit `3 + k` when its corner `k`
 /// lies on such an edge (of any triangle).
+///
+/// An edge used equally both ways is not a rim, however many triangles share it: two cubes of a
+/// voxel mesh that touch along an edge give it four triangles, two each way, and the top-left rule
+/// counts a ray through it once per pair, as it should (the previous rule, "not shared by exactly
+/// two", sent such rays to the vote: an audit).
 pub(crate) fn rims(triangles: &[[u32; 3]]) -> Vec<u8> {
     let mut edges: Vec<(u32, u32, u32)> = triangles
         .iter()
@@ -543,7 +561,15 @@ pub(crate) fn rims(triangles: &[[u32; 3]]) -> Vec<u8> {
     let mut i = 0;
     while i < edges.len() {
         let j = i + edges[i..].iter().take_while(|e| (e.0, e.1) == (edges[i].0, edges[i].1)).count();
-        if j - i != 2 {
+        // Uses from the lower vertex to the higher one.
+        let forward = edges[i..j]
+            .iter()
+            .filter(|e| {
+                let tri = triangles[(e.2 / 3) as usize];
+                tri[(e.2 % 3) as usize] == e.0
+            })
+            .count();
+        if 2 * forward != j - i {
             for e in &edges[i..j] {
                 rims[(e.2 / 3) as usize] |= 1 << (e.2 % 3);
             }
@@ -689,6 +715,119 @@ mod tests {
         let r = rims(&partitioned);
         assert!(r[0] != 0 && r[1] != 0, "the bottom face's diagonal {:?}", &r[..2]);
         assert!(r[12] != 0 && r[13] != 0);
+    }
+
+    /// The boundary faces of the unit voxels `set` (outward, vertices shared by lattice point),
+    /// scaled by `scale`.
+    fn voxel_mesh(set: &[[i32; 3]], scale: f32) -> IndexedMesh {
+        let mut index = std::collections::HashMap::new();
+        let mut positions = Vec::new();
+        let mut triangles = Vec::new();
+        for &v in set {
+            for k in 0..3 {
+                for s in [0, 1] {
+                    let mut n = v;
+                    n[k] += 2 * s - 1;
+                    if set.contains(&n) {
+                        continue;
+                    }
+                    let (u, w) = ((k + 1) % 3, (k + 2) % 3);
+                    let mut corner = |du: i32, dw: i32| {
+                        let mut p = v;
+                        p[k] += s;
+                        p[u] += du;
+                        p[w] += dw;
+                        *index.entry(p).or_insert_with(|| {
+                            positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * scale);
+                            positions.len() as u32 - 1
+                        })
+                    };
+                    let q = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+                    // Counter-clockwise seen from outside: u, w, k is right-handed.
+                    if s == 1 {
+                        triangles.extend([[q[0], q[1], q[2]], [q[0], q[2], q[3]]]);
+                    } else {
+                        triangles.extend([[q[0], q[2], q[1]], [q[0], q[3], q[2]]]);
+                    }
+                }
+            }
+        }
+        IndexedMesh::new(positions, triangles).unwrap()
+    }
+
+    /// An audit's voxel mesh: pairs of voxels stacked in z, and pairs that touch only along an
+    /// edge (four triangles on it, two each way). Such edges are not rims, the input is closed,
+    /// and points deep inside are inside however their rays meet those edges; with the old rim
+    /// rule two axes abstained and the fixed vote of 4 of 6 called the centre of a pair outside.
+    #[test]
+    fn voxels_touching_along_an_edge_are_closed_and_inside_is_inside() {
+        let set = [[0, 0, 0], [0, 0, 1], [2, 0, 0], [3, 0, 1], [0, 2, 0], [0, 3, 1]];
+        let mesh = voxel_mesh(&set, 1.0);
+        let r = rims(mesh.triangles());
+        assert!(r.iter().all(|&r| r == 0), "{r:?}");
+        let prep = prepare(&mesh, 1000.0, 0.1);
+        let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
+        let prepared_rims = rims(&prep.triangles);
+        assert!(prepared_rims.iter().all(|&r| r == 0));
+        for closed in [true, false] {
+            let inside = Inside::new(&tris, &prepared_rims, closed);
+            let at = |q: DVec3| inside.contains((q - prep.centre) * prep.scale);
+            // The audit's points: the stacked pair's centre (its x and y rays run through the
+            // edges the other pairs share), and off it.
+            for q in [DVec3::new(0.5, 0.5, 1.0), DVec3::new(0.3, 0.6, 1.0), DVec3::new(0.5, 0.5, 0.5)] {
+                assert!(at(q), "{q} (closed {closed})");
+            }
+            // Every voxel's centre and corners just inside it; a lattice of points outside.
+            for v in set {
+                let c = DVec3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2]));
+                assert!(at(c + 0.5), "{c} (closed {closed})");
+                for d in [DVec3::splat(0.05), DVec3::splat(0.95), DVec3::new(0.05, 0.95, 0.5)] {
+                    assert!(at(c + d), "{} (closed {closed})", c + d);
+                }
+            }
+            for x in -1..5 {
+                for y in -1..5 {
+                    for z in -1..3 {
+                        if !set.contains(&[x, y, z]) {
+                            let q = DVec3::new(f64::from(x), f64::from(y), f64::from(z)) + 0.5;
+                            assert!(!at(q), "{q} (closed {closed})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An edge is a rim when its two directions are used unequally: an edge of two triangles
+    /// turned the same way (one face flipped) is one; an edge of two touching cubes is not.
+    #[test]
+    fn rims_count_each_direction() {
+        let flipped = [[0, 1, 2], [1, 2, 3]];
+        assert_eq!(rims(&flipped), [0b111_111, 0b111_111]);
+        let touching = voxel_mesh(&[[0, 0, 0], [1, 1, 0]], 1.0);
+        assert!(rims(touching.triangles()).iter().all(|&r| r == 0));
+        // Three cubes around one edge: six triangles on it, three each way.
+        let three = voxel_mesh(&[[0, 0, 0], [1, 1, 0], [0, 1, 0]], 1.0);
+        assert!(rims(three.triangles()).iter().all(|&r| r == 0));
+    }
+
+    /// The vote counts only the rays that vote: two thirds of them must cross.
+    #[test]
+    fn the_vote_counts_the_rays_that_vote() {
+        let c = |up: i32, down: i32, on_rim: bool| Crossings { up, down, on_rim };
+        let rim = c(1, 1, true);
+        // Two axes abstain: the third's two rays decide.
+        assert!(vote([rim, rim, c(1, -1, false)], 0));
+        assert!(!vote([rim, rim, c(1, 0, false)], 3));
+        // One abstains: three of four.
+        assert!(vote([c(1, 0, false), rim, c(1, -1, false)], 0));
+        assert!(!vote([c(1, 0, false), rim, c(0, -1, false)], 3));
+        // None abstains: four of six.
+        assert!(vote([c(1, 0, false), c(0, -1, false), c(1, -1, false)], 0));
+        assert!(!vote([c(1, 0, false), c(0, 0, false), c(1, 0, false)], 3));
+        // All abstain: the rays up the axes, by majority.
+        assert!(vote([rim, rim, rim], 2));
+        assert!(!vote([rim, rim, rim], 1));
     }
 
     #[test]
