@@ -10,8 +10,9 @@
 //! by unequal numbers of triangles in its two directions: see [`rims`]), the ray up `x` decides.
 //! Elsewhere a ray can leave through a hole, so the rays up `x`, `y` and `z` decide when they
 //! agree, and when they do not, the six rays up and down the axes vote: inside when two thirds
-//! of the rays that vote cross. An inside point near a hole (one ray out through it) is still inside; an outside point
-//! is called inside only when most of its rays enter through holes. A ray through an edge shared
+//! of the rays that vote cross. An inside point near a hole (one ray out through it) is still
+//! inside; an outside point is called inside only when most of its rays enter through holes. A
+//! ray through an edge shared
 //! by two triangles crosses one of them (rasterization's top-left rule, with each edge's
 //! function computed in one order for both; an edge used by two pairs, as where two voxels touch
 //! along it, gives one crossing per pair); in the vote, an axis whose ray crosses a triangle on

@@ -228,9 +228,10 @@ fn rays(c: &mut Criterion) {
         group.finish();
     }
 
-    // The cost of a voxel step: the above-ground rays at an eighth of their lengths, beside the
-    // full lengths above; (full - eighth) / (the steps per ray they add) excludes the per-ray
-    // setup and exit (`RAYMARCH_SLOPE` prints it for more fractions).
+    // The above-ground rays at an eighth of their lengths, beside the full lengths above:
+    // (full - eighth) / (the steps per ray they add) leaves out the per-ray setup and exit, not
+    // the larger share of skipped voxels in the added stretch (`RAYMARCH_SLOPE` prints it for
+    // more fractions, and per voxel walked).
     if let Some((_, above)) = sets.iter().find(|(name, _)| *name == "horizontal-above-ground-200-400") {
         let eighth = scaled(above, STEP_FRACTIONS[0]);
         let steps: u64 = eighth.iter().map(|c| u64::from(lookup_per_step(&s.occ, &c.ray, c.max_t).1)).sum();
@@ -339,7 +340,7 @@ fn probe(trials: usize) {
 }
 
 /// The above-ground rays with every `max_t` scaled by these fractions: the time they add per
-/// voxel step they add is the cost of a step, without the per-ray setup and exit.
+/// voxel step they add leaves out the per-ray setup and exit.
 const STEP_FRACTIONS: [f32; 5] = [0.125, 0.25, 0.5, 0.75, 1.0];
 
 /// The above-ground set with its lengths scaled by `f` (see [`STEP_FRACTIONS`]).
@@ -351,8 +352,10 @@ fn scaled(set: &[Cast], f: f32) -> Vec<Cast> {
 /// above-ground rays cast at fractions of their lengths ([`STEP_FRACTIONS`]), each pass timed as
 /// in [`probe`] (minimum over the trials; parry3d in a third of them); per fraction the seed's
 /// voxel steps per ray and the time per ray, then the time each longer fraction adds per voxel
-/// step it adds. The per-ray average (time over steps) also carries the per-ray setup, the first
-/// chunk and the exit; the added time per added step does not.
+/// step it adds, and per voxel of a brick with a solid voxel it adds (the ones walked one by
+/// one). The per-ray average (time over steps) also carries the per-ray setup, the first chunk
+/// and the exit; the added time does not, but the added stretch, farther from the start, has
+/// more of its voxels in empty bricks, which the walk skips.
 fn slope(trials: usize) {
     let s = scene();
     let sets = ray_sets(&s);
