@@ -12,12 +12,11 @@
 //! agree, and when they do not, the six rays up and down the axes vote: inside when two thirds
 //! of the rays that vote cross. An inside point near a hole (one ray out through it) is still
 //! inside; an outside point is called inside only when most of its rays enter through holes. A
-//! ray through an edge shared
-//! by two triangles crosses one of them (rasterization's top-left rule, with each edge's
-//! function computed in one order for both; an edge used by two pairs, as where two voxels touch
-//! along it, gives one crossing per pair); in the vote, an axis whose ray crosses a triangle on
-//! a rim edge or a corner on a rim abstains, as the rule has no partner triangle there, and a ray
-//! up an axis that meets a rim sends the point to the vote.
+//! ray through an edge shared by two triangles crosses one of them (rasterization's top-left
+//! rule, with each edge's function computed in one order for both; an edge used by two pairs, as
+//! where two voxels touch along it, gives one crossing per pair); in the vote, an axis whose ray
+//! crosses a triangle on a rim edge or a corner on a rim abstains, as the rule has no partner
+//! triangle there, and a ray up an axis that meets a rim sends the point to the vote.
 //!
 //! Each axis has a grid of columns across the other two; a column lists the triangles whose
 //! projection may overlap it, so a ray reads one list (and the short list of big triangles).
@@ -56,6 +55,13 @@ struct Entry {
     lo: [f32; 2],
     hi: [f32; 2],
     triangle: u32,
+}
+
+impl Entry {
+    /// The lists' order: the highest triangle first, ties by index.
+    fn by_top(a: &Entry, b: &Entry) -> std::cmp::Ordering {
+        b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle))
+    }
 }
 
 /// `x` as the nearest `f32` at or below it (at or above it with `up`); infinite past the `f32`
@@ -173,7 +179,7 @@ impl Columns {
         let in_grid = |i: usize| !is_big[i];
         let mut big: Vec<Entry> =
             corners.iter().enumerate().filter(|&(i, _)| !in_grid(i)).map(|(i, t)| entry(i, t)).collect();
-        big.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
+        big.sort_unstable_by(Entry::by_top);
         let budget = 24 * tris.len() + 4096;
         let entries_at = |side: usize| {
             (0..corners.len()).filter(|&i| in_grid(i)).fold(0usize, |n, i| {
@@ -213,7 +219,7 @@ impl Columns {
         // order without a sort of its own.
         let mut order: Vec<Entry> =
             corners.iter().enumerate().filter(|&(i, _)| in_grid(i)).map(|(i, t)| entry(i, t)).collect();
-        order.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
+        order.sort_unstable_by(Entry::by_top);
         for entry in order {
             for_rows(side, entry.triangle as usize, &mut |y, x0, x1| {
                 for x in x0..=x1 {
@@ -718,9 +724,8 @@ mod tests {
         assert!(r[12] != 0 && r[13] != 0);
     }
 
-    /// The boundary faces of the unit voxels `set` (outward, vertices shared by lattice point),
-    /// scaled by `scale`.
-    fn voxel_mesh(set: &[[i32; 3]], scale: f32) -> IndexedMesh {
+    /// The boundary faces of the unit voxels `set` (outward, vertices shared by lattice point).
+    fn voxel_mesh(set: &[[i32; 3]]) -> IndexedMesh {
         let mut index = std::collections::HashMap::new();
         let mut positions = Vec::new();
         let mut triangles = Vec::new();
@@ -739,7 +744,7 @@ mod tests {
                         p[u] += du;
                         p[w] += dw;
                         *index.entry(p).or_insert_with(|| {
-                            positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32) * scale);
+                            positions.push(Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32));
                             positions.len() as u32 - 1
                         })
                     };
@@ -763,7 +768,7 @@ mod tests {
     #[test]
     fn voxels_touching_along_an_edge_are_closed_and_inside_is_inside() {
         let set = [[0, 0, 0], [0, 0, 1], [2, 0, 0], [3, 0, 1], [0, 2, 0], [0, 3, 1]];
-        let mesh = voxel_mesh(&set, 1.0);
+        let mesh = voxel_mesh(&set);
         let r = rims(mesh.triangles());
         assert!(r.iter().all(|&r| r == 0), "{r:?}");
         let prep = prepare(&mesh, 1000.0, 0.1);
@@ -805,10 +810,10 @@ mod tests {
     fn rims_count_each_direction() {
         let flipped = [[0, 1, 2], [1, 2, 3]];
         assert_eq!(rims(&flipped), [0b111_111, 0b111_111]);
-        let touching = voxel_mesh(&[[0, 0, 0], [1, 1, 0]], 1.0);
+        let touching = voxel_mesh(&[[0, 0, 0], [1, 1, 0]]);
         assert!(rims(touching.triangles()).iter().all(|&r| r == 0));
         // Three cubes around one edge: six triangles on it, three each way.
-        let three = voxel_mesh(&[[0, 0, 0], [1, 1, 0], [0, 1, 0]], 1.0);
+        let three = voxel_mesh(&[[0, 0, 0], [1, 1, 0], [0, 1, 0]]);
         assert!(rims(three.triangles()).iter().all(|&r| r == 0));
     }
 
@@ -917,7 +922,7 @@ mod tests {
     /// triangles.
     fn lists_find_every_triangle(columns: &Columns, n: usize, points: &[[f64; 3]]) {
         let mut all: Vec<Entry> = columns.entries.iter().chain(&columns.big).copied().collect();
-        all.sort_unstable_by(|a, b| b.top.total_cmp(&a.top).then(a.triangle.cmp(&b.triangle)));
+        all.sort_unstable_by(Entry::by_top);
         all.dedup_by_key(|e| e.triangle);
         assert_eq!(all.len(), n, "every triangle listed");
         for &p in points {

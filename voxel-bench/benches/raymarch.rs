@@ -5,7 +5,8 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group};
 use glam::{IVec3, Vec3};
 use parry3d::query::RayCast;
 use parry3d::shape::Voxels;
@@ -215,13 +216,7 @@ fn rays(c: &mut Criterion) {
         );
 
         let mut group = c.benchmark_group("raymarch/rays");
-        group.throughput(Throughput::Elements(set.len() as u64));
-        group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
-            b.iter(|| set.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
-        });
-        group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
-            b.iter(|| set.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
-        });
+        ours_and_parry(&mut group, &s, name, set);
         group.bench_with_input(BenchmarkId::new("baseline-lookup-per-step", name), &(), |b, ()| {
             b.iter(|| set.iter().filter(|c| lookup_per_step(&s.occ, black_box(&c.ray), c.max_t).0.is_some()).count());
         });
@@ -238,13 +233,7 @@ fn rays(c: &mut Criterion) {
         let name = "horizontal-above-ground-eighth-length";
         figure(&format!("raymarch/{name}/voxel-steps-per-ray"), steps as f64 / eighth.len() as f64, "");
         let mut group = c.benchmark_group("raymarch/rays");
-        group.throughput(Throughput::Elements(eighth.len() as u64));
-        group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
-            b.iter(|| eighth.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
-        });
-        group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
-            b.iter(|| eighth.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
-        });
+        ours_and_parry(&mut group, &s, name, &eighth);
         group.finish();
     }
 
@@ -263,6 +252,17 @@ fn rays(c: &mut Criterion) {
         b.iter(|| one.install(|| s.occ.march(black_box(long), &mut out)));
     });
     group.finish();
+}
+
+/// `set` cast by ours and by parry3d, as `ours/<name>` and `parry3d/<name>` in `group`.
+fn ours_and_parry(group: &mut BenchmarkGroup<'_, WallTime>, s: &Scene, name: &str, set: &[Cast]) {
+    group.throughput(Throughput::Elements(set.len() as u64));
+    group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
+        b.iter(|| set.iter().filter(|c| s.occ.cast(black_box(&c.ray), c.max_t).is_some()).count());
+    });
+    group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
+        b.iter(|| set.iter().filter(|c| parry_hit(&s.parry, black_box(c)).is_some()).count());
+    });
 }
 
 fn builds(c: &mut Criterion) {
@@ -364,28 +364,32 @@ fn slope(trials: usize) {
     // voxels of bricks with a solid voxel are the ones it steps through one by one.
     let edge = voxel_raymarch::BRICK_EDGE;
     let mut brick_empty: std::collections::HashMap<IVec3, bool> = Default::default();
-    let mut cells = Vec::new();
     let mut walked = Vec::new();
+    let mut crossings = Vec::new();
     let rows: Vec<(f32, f64, usize, Vec<Cast>)> = STEP_FRACTIONS
         .iter()
         .map(|&f| {
             let casts = scaled(set, f);
-            let steps: u64 = casts.iter().map(|c| u64::from(lookup_per_step(&s.occ, &c.ray, c.max_t).1)).sum();
             let hits = casts.iter().filter(|c| s.occ.cast(&c.ray, c.max_t).is_some()).count();
-            let mut in_bricks = 0u64;
+            let (mut steps, mut in_bricks, mut chunk_changes) = (0u64, 0u64, 0u64);
             for c in &casts {
-                cells.clear();
-                visited(&s.occ, &c.ray, c.max_t, &mut cells);
-                for &p in &cells {
-                    let min = p.div_euclid(IVec3::splat(edge)) * edge;
-                    let empty = *brick_empty.entry(min).or_insert_with(|| {
-                        !VoxelBox::new(min, min + IVec3::splat(edge)).iter().any(|q| s.occ.is_solid(q))
-                    });
-                    in_bricks += u64::from(!empty);
-                }
+                let mut last_chunk = None;
+                steps += u64::from(
+                    seed_walk(&s.occ, &c.ray, c.max_t, |p| {
+                        let min = p.div_euclid(IVec3::splat(edge)) * edge;
+                        let empty = *brick_empty.entry(min).or_insert_with(|| box_is_empty(&s.occ, min, edge));
+                        in_bricks += u64::from(!empty);
+                        let chunk = p.div_euclid(IVec3::splat(voxel_raymarch::CHUNK_EDGE));
+                        chunk_changes += u64::from(last_chunk.is_some_and(|k| k != chunk));
+                        last_chunk = Some(chunk);
+                    })
+                    .1,
+                );
             }
-            walked.push(in_bricks as f64 / casts.len() as f64);
-            (f, steps as f64 / casts.len() as f64, hits, casts)
+            let n = casts.len() as f64;
+            walked.push(in_bricks as f64 / n);
+            crossings.push(chunk_changes as f64 / n);
+            (f, steps as f64 / n, hits, casts)
         })
         .collect();
     let mut best = vec![[f64::INFINITY; 2]; rows.len()];
@@ -403,8 +407,9 @@ fn slope(trials: usize) {
     }
     for (k, (f, steps, hits, casts)) in rows.iter().enumerate() {
         println!(
-            "slope length x{f:<5} {steps:6.1} steps/ray ({:5.1} in bricks with a solid voxel), {hits:5} of {} hit: ours {:7.1} ns/ray ({:4.2} ns/step), parry3d {:7.1} ns/ray",
+            "slope length x{f:<5} {steps:6.1} steps/ray ({:5.1} in bricks with a solid voxel, {:4.2} chunk crossings), {hits:5} of {} hit: ours {:7.1} ns/ray ({:4.2} ns/step), parry3d {:7.1} ns/ray",
             walked[k],
+            crossings[k],
             casts.len(),
             best[k][0],
             best[k][0] / steps,
@@ -480,10 +485,6 @@ fn brick_study() {
     // Memo of brick emptiness per edge: the brick's minimum corner.
     let mut empty: Vec<std::collections::HashMap<IVec3, bool>> = vec![Default::default(); edges.len()];
     let mut chunk_empty: std::collections::HashMap<IVec3, bool> = Default::default();
-    let is_empty = |s: &Scene, min: IVec3, e: i32| {
-        let b = VoxelBox::new(min, min + IVec3::splat(e));
-        !b.iter().any(|p| s.occ.is_solid(p))
-    };
     for (name, set) in &sets {
         let mut in_empty_chunks = 0u64;
         let mut chunk_runs = 0u64;
@@ -497,9 +498,9 @@ fn brick_study() {
             let mut last_brick = [None; 4];
             for &p in &cells {
                 let chunk = p.div_euclid(IVec3::splat(voxel_raymarch::CHUNK_EDGE));
-                let ce = *chunk_empty
-                    .entry(chunk)
-                    .or_insert_with(|| is_empty(&s, chunk * voxel_raymarch::CHUNK_EDGE, voxel_raymarch::CHUNK_EDGE));
+                let ce = *chunk_empty.entry(chunk).or_insert_with(|| {
+                    box_is_empty(&s.occ, chunk * voxel_raymarch::CHUNK_EDGE, voxel_raymarch::CHUNK_EDGE)
+                });
                 if ce {
                     in_empty_chunks += 1;
                     if last_chunk != Some(chunk) {
@@ -512,7 +513,7 @@ fn brick_study() {
                 last_chunk = None;
                 for (k, &e) in edges.iter().enumerate() {
                     let min = p.div_euclid(IVec3::splat(e)) * e;
-                    if *empty[k].entry(min).or_insert_with(|| is_empty(&s, min, e)) {
+                    if *empty[k].entry(min).or_insert_with(|| box_is_empty(&s.occ, min, e)) {
                         if last_brick[k] != Some(min) {
                             skips[k] += 1;
                         }
@@ -538,6 +539,11 @@ fn brick_study() {
             );
         }
     }
+}
+
+/// Whether the cube of `edge` voxels at `min` holds no solid voxel.
+fn box_is_empty(occ: &Occupancy, min: IVec3, edge: i32) -> bool {
+    !VoxelBox::new(min, min + IVec3::splat(edge)).iter().any(|p| occ.is_solid(p))
 }
 
 /// The voxels [`lookup_per_step`]'s walk visits, in order, up to its hit (included).
