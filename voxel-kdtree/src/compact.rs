@@ -6,11 +6,11 @@
 //! outwards.
 //!
 //! Quantization moves vertices by up to half a grid step, so the queries are conservative rather
-//! than exact: every test is widened by [`CompactTree::tolerance`], and a hit the full form finds
-//! is never missed (tested), at a distance no later than the far side along the ray of its
-//! triangle's box widened twice (see [`CompactTree::cast_ray`]).
+//! than exact: every test is widened by [`CompactTree::tolerance`], a hit the full form finds is
+//! never missed (tested), and every reported hit lies within [`CompactTree::hit_tolerance`] of
+//! its original triangle (tested on terrain chunks).
 
-use glam::{DVec2, Vec3};
+use glam::{DVec2, DVec3, Vec3};
 use voxel_core::{Aabb, Ray, TriangleSource};
 
 use crate::intersect::{Sheared, with_major_axis};
@@ -143,6 +143,23 @@ impl CompactTree {
         self.tolerance
     }
 
+    /// How far (world units) a hit of `ray` on triangle `triangle` that [`CompactTree::cast_ray`],
+    /// [`CompactTree::any_hit`] or [`CompactTree::all_hits`] reports may lie from the original
+    /// triangle: `4 * (tolerance + 16 * f32::EPSILON * reach)`, `reach` the largest coordinate
+    /// distance from the ray's origin to the stored triangle's box (the rounding of the ray's own
+    /// arithmetic there). The hit point `ray.origin + t * ray.dir` is within `sqrt(3)` times the
+    /// bracket of the stored triangle, which is within as much of the original.
+    pub fn hit_tolerance(&self, ray: &Ray, triangle: u32) -> f32 {
+        4.0 * self.slack(ray, &Aabb::from_points(self.triangle_positions(triangle)))
+    }
+
+    /// The tolerance plus the ray's rounding at the box `tight` (see [`CompactTree::hit_tolerance`]).
+    #[inline]
+    fn slack(&self, ray: &Ray, tight: &Aabb) -> f32 {
+        let reach = (tight.min - ray.origin).abs().max((tight.max - ray.origin).abs()).max_element();
+        self.tolerance + 16.0 * f32::EPSILON * reach
+    }
+
     /// Triangles stored in the tree.
     pub fn len(&self) -> usize {
         self.stored
@@ -202,9 +219,8 @@ impl CompactTree {
     /// A conservative closest hit: `Some` whenever the full form's [`KdTree::cast_ray`] finds a
     /// hit, at a `t` no later than the far side (along the ray) of the box around that triangle
     /// grown by twice the sum of the tolerance and a few ulps of its distance from the ray's
-    /// origin (the rounding of the ray's arithmetic there): the stored corners lie up to a
-    /// tolerance from the original ones, and the test grows the stored triangle's box once more.
-    /// Bad rays hit nothing.
+    /// origin (the rounding of the ray's arithmetic there). Every reported hit point lies within
+    /// [`CompactTree::hit_tolerance`] of its original triangle. Bad rays hit nothing.
     pub fn cast_ray(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> Option<RayHit> {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
         with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
@@ -239,22 +255,28 @@ impl CompactTree {
         out.sort_unstable_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
     }
 
-    /// The widened test. In the ray's sheared frame each stored vertex is within `2 * tolerance`
-    /// of the original (the shear adds at most the major axis' error once), so a point of the
-    /// original triangle is within that distance of the stored one: accept when the ray's 2D point
-    /// is within it of every edge, for either winding. The distance comes from the stored plane,
-    /// clamped into the ray's interval through the triangle's widened box (which holds the
-    /// original hit); a ray missing that box cannot hit the original.
+    /// The widened test. A hit of the original triangle is within `tolerance` per coordinate of
+    /// a point of the stored triangle (the same barycentric combination of the stored corners), so
+    /// a ray that hits the original in `[0, t_max]` passes within `sqrt(3) * slack` of the stored
+    /// triangle (`slack` adds the `f32` rounding of the ray's arithmetic at the triangle's
+    /// distance, in this tree and in the full one) while inside the stored triangle's box grown
+    /// by `slack`. Accepted exactly then, at the `t` where the ray's segment through that box
+    /// comes closest to the stored triangle (on it, when it crosses it), so every reported hit
+    /// lies within [`CompactTree::hit_tolerance`] of the original triangle.
     ///
-    /// The tolerance is widened by the `f32` rounding of the ray's arithmetic at the triangle's
-    /// distance from the ray's origin (the shear and the slab test, in this tree and in the full
-    /// one): a few ulps of that distance. Without it, rays from 1000 mesh sizes away missed hits
-    /// the full tree found (3% of rays aimed at the vertices of a 10-unit triangle from 1e4 away).
+    /// A 2D test in the ray's sheared frame first turns away most misses cheaply: there each
+    /// stored vertex is within `2 * slack` of the original per coordinate (the shear adds at most
+    /// the major axis' error once), so the ray's 2D point is within `2 * sqrt(2) * slack` of every
+    /// edge, for either winding. It bounds the ray's line, not its segment: accepting on it alone
+    /// (with the plane's `t` clamped into the box's interval) reported triangles behind the ray's
+    /// origin at `t = 0`, up to 0.6 units from any triangle of a terrain chunk.
+    ///
+    /// Without the rounding term, rays from 1000 mesh sizes away missed hits the full tree found
+    /// (3% of rays aimed at the vertices of a 10-unit triangle from 1e4 away).
     fn conservative_hit<const K: usize>(&self, ray: &Ray, shear: &Sheared<K>, id: u32, t_max: f32) -> Option<f32> {
         let tri = self.triangle_positions(id);
         let tight = Aabb::from_points(tri);
-        let reach = (tight.min - ray.origin).abs().max((tight.max - ray.origin).abs()).max_element();
-        let slack = self.tolerance + 16.0 * f32::EPSILON * reach;
+        let slack = self.slack(ray, &tight);
         let grown = tight.grow(slack);
         let (enter, exit) = grown.intersect_ray(ray, 0.0, t_max)?;
         let [a, b, c] = tri.map(|v| shear.project(v));
@@ -273,10 +295,130 @@ impl CompactTree {
         }
         let (u, v, w) = (edges[0].0, edges[1].0, edges[2].0);
         let det = u + v + w;
-        let t = ((u * f64::from(a.z) + v * f64::from(b.z) + w * f64::from(c.z)) / det) as f32;
-        // Edge-on or far outside the box: the box interval still holds the original hit.
-        Some(if t.is_nan() { enter } else { t.clamp(enter, exit) })
+        let crosses = det != 0.0 && ((u >= 0.0 && v >= 0.0 && w >= 0.0) || (u <= 0.0 && v <= 0.0 && w <= 0.0));
+        if crosses {
+            let t = ((u * f64::from(a.z) + v * f64::from(b.z) + w * f64::from(c.z)) / det) as f32;
+            if t >= enter && t <= exit {
+                return Some(t);
+            }
+        }
+        let (distance, t) = segment_triangle_closest(ray, enter, exit, tri);
+        (distance <= 3f64.sqrt() * f64::from(slack)).then_some(t as f32)
     }
+}
+
+/// The distance between the segment `ray.origin + t * ray.dir`, `t` in `[t0, t1]`, and the
+/// triangle `tri`, and the `t` of the segment's closest point, in double precision relative to the
+/// triangle's first corner. Zero where the segment crosses the triangle; else the closest pair
+/// has an end of the segment or lies on an edge ("Real-Time Collision Detection", 5.1.9-5.1.10).
+fn segment_triangle_closest(ray: &Ray, t0: f32, t1: f32, tri: [Vec3; 3]) -> (f64, f64) {
+    let base = tri[0].as_dvec3();
+    let [a, b, c] = tri.map(|v| v.as_dvec3() - base);
+    let dir = ray.dir.as_dvec3();
+    let (t0, t1) = (f64::from(t0), f64::from(t1));
+    let p0 = ray.origin.as_dvec3() - base + dir * t0;
+    let seg = dir * (t1 - t0);
+    // Crossing: the segment's ends on opposite sides of the plane and the crossing inside.
+    let normal = (b - a).cross(c - a);
+    let (s0, s1) = (normal.dot(p0 - a), normal.dot(p0 + seg - a));
+    if s0 * s1 <= 0.0 && s0 != s1 {
+        let f = s0 / (s0 - s1);
+        let p = p0 + seg * f;
+        if [(a, b), (b, c), (c, a)].iter().all(|&(p1, q1)| (q1 - p1).cross(p - p1).dot(normal) >= 0.0) {
+            return (0.0, t0 + f * (t1 - t0));
+        }
+    }
+    let mut best = (f64::INFINITY, t0);
+    for (f, p) in [(0.0, p0), (1.0, p0 + seg)] {
+        let d = (p - closest_on_triangle(p, a, b, c)).length();
+        if d < best.0 {
+            best = (d, t0 + f * (t1 - t0));
+        }
+    }
+    for (p, q) in [(a, b), (b, c), (c, a)] {
+        let (d, f) = segment_segment(p0, seg, p, q - p);
+        if d < best.0 {
+            best = (d, t0 + f * (t1 - t0));
+        }
+    }
+    best
+}
+
+/// The closest point of the triangle `(a, b, c)` to `p` (Ericson 5.1.5).
+fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let denom = va + vb + vc;
+    if denom == 0.0 {
+        // A degenerate (sliver) triangle: its edges hold the closest point.
+        return [(a, b), (b, c), (c, a)]
+            .map(|(p1, q1)| {
+                let e = q1 - p1;
+                let f =
+                    if e.length_squared() > 0.0 { ((p - p1).dot(e) / e.length_squared()).clamp(0.0, 1.0) } else { 0.0 };
+                p1 + e * f
+            })
+            .into_iter()
+            .min_by(|x, y| (p - *x).length_squared().total_cmp(&(p - *y).length_squared()))
+            .unwrap_or(a);
+    }
+    a + ab * (vb / denom) + ac * (vc / denom)
+}
+
+/// The distance between the segments `p1 + s * d1` and `p2 + u * d2` (`s`, `u` in `[0, 1]`) and
+/// the first one's `s` at the closest pair (Ericson 5.1.9).
+fn segment_segment(p1: DVec3, d1: DVec3, p2: DVec3, d2: DVec3) -> (f64, f64) {
+    let r = p1 - p2;
+    let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
+    let (s, u) = if a <= 0.0 && e <= 0.0 {
+        (0.0, 0.0)
+    } else if a <= 0.0 {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = d1.dot(r);
+        if e <= 0.0 {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let mut s = if denom > 0.0 { ((b * f - c * e) / denom).clamp(0.0, 1.0) } else { 0.0 };
+            let mut u = (b * s + f) / e;
+            if u < 0.0 {
+                u = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if u > 1.0 {
+                u = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            (s, u)
+        }
+    };
+    ((p1 + d1 * s - (p2 + d2 * u)).length(), s)
 }
 
 impl NodeSource for CompactTree {

@@ -165,3 +165,110 @@ fn too_large_is_an_error() {
     .unwrap();
     assert!(matches!(CompactTree::build(&high), Err(KdTreeError::OutOfRangeForCompact { .. })));
 }
+
+/// The distance from `p` to the triangle `tri`, in double precision (closest point on a triangle,
+/// Ericson, "Real-Time Collision Detection", 5.1.5).
+fn point_triangle_distance(p: Vec3, tri: [Vec3; 3]) -> f64 {
+    let [p, a, b, c] = [p, tri[0], tri[1], tri[2]].map(Vec3::as_dvec3);
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    let closest = if d1 <= 0.0 && d2 <= 0.0 {
+        a
+    } else {
+        let bp = p - b;
+        let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+        let cp = p - c;
+        let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+        let vc = d1 * d4 - d3 * d2;
+        let vb = d5 * d2 - d1 * d6;
+        let va = d3 * d6 - d5 * d4;
+        if d3 >= 0.0 && d4 <= d3 {
+            b
+        } else if d6 >= 0.0 && d5 <= d6 {
+            c
+        } else if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+            a + ab * (d1 / (d1 - d3))
+        } else if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+            a + ac * (d2 / (d2 - d6))
+        } else if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+            b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)))
+        } else {
+            let denom = 1.0 / (va + vb + vc);
+            a + ab * (vb * denom) + ac * (vc * denom)
+        }
+    };
+    (p - closest).length()
+}
+
+/// A Surface Nets chunk of a random terrain, moved by `offset` (the report's chunk lay near
+/// x 690, y 35, z 120, where the tolerance is mostly the `f32` spacing of the coordinates).
+fn terrain_chunk(seed: u64, key: IVec3, offset: Vec3) -> IndexedMesh {
+    let world = generate::terrain(&Terrain::new(IVec3::new(64, 64, 64), seed)).unwrap();
+    let mut mesh = Mesh::new();
+    Mesher::new().surface_nets(&world, VoxelBox::chunk(key, 32), &MeshOptions::PHYSICS, &mut mesh).unwrap();
+    let positions = (0..mesh.vertex_count() as u32).map(|v| mesh.vertex(v) + offset).collect();
+    let triangles = (0..mesh.triangle_count() as u32).map(|t| mesh.triangle(t)).collect();
+    IndexedMesh::new(positions, triangles).unwrap()
+}
+
+/// Every compact hit (closest and all-hits) lies within [`CompactTree::hit_tolerance`] of its
+/// original triangle, and the compact tree finds every hit the full tree finds, on random rays
+/// from above and from inside the chunk (caves).
+fn check_hits_are_on_the_mesh(mesh: &IndexedMesh, seed: u64) {
+    let full = KdTree::build(mesh).unwrap();
+    let compact = CompactTree::build(mesh).unwrap();
+    let b = full.bounds();
+    if !b.is_valid() {
+        return;
+    }
+    let mut r = Rng(seed);
+    let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
+    let mut all = Vec::new();
+    let t_max = 2.0 * b.size().max_element();
+    for i in 0..2000 {
+        let ray = if i % 2 == 0 {
+            let mut origin = r.point(&b);
+            origin.y = b.max.y + 1.0;
+            let target = r.point(&b);
+            Ray::new(origin, Vec3::new(target.x - origin.x, -(b.size().y + 1.0), target.z - origin.z) * 0.05)
+        } else {
+            let origin = r.point(&b);
+            Ray::new(origin, r.point(&b) - origin)
+        };
+        let on_mesh = |h: voxel_kdtree::RayHit, what: &str| {
+            let point = ray.origin + ray.dir * h.t;
+            let distance = point_triangle_distance(point, mesh.triangle_positions(h.triangle));
+            let allowed = compact.hit_tolerance(&ray, h.triangle);
+            assert!(
+                distance <= f64::from(allowed),
+                "{what} {h:?} of {ray:?} is {distance} from its triangle (tolerance {allowed})"
+            );
+        };
+        let expect = full.cast_ray(mesh, &ray, t_max, &mut s1);
+        let got = compact.cast_ray(&ray, t_max, &mut s2);
+        if let Some(g) = got {
+            on_mesh(g, "closest hit");
+        }
+        if let Some(e) = expect {
+            assert!(got.is_some(), "compact missed {e:?} of {ray:?}");
+        }
+        compact.all_hits(&ray, t_max, &mut s2, &mut all);
+        for &h in &all {
+            on_mesh(h, "hit");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compact_hits_lie_on_terrain_chunks(
+        seed in any::<u64>(),
+        key in prop::sample::select(vec![IVec3::ZERO, IVec3::new(1, 0, 1), IVec3::new(0, 1, 1), IVec3::new(1, 1, 0)]),
+        offset in prop::sample::select(vec![Vec3::ZERO, Vec3::new(658.0, 3.0, 88.0), Vec3::new(-4000.0, 60.0, 12000.0)]),
+    ) {
+        let mesh = terrain_chunk(seed, key, offset);
+        check_hits_are_on_the_mesh(&mesh, seed);
+    }
+}
