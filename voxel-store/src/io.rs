@@ -15,7 +15,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glam::IVec3;
 use voxel_core::{Phase, Voxel};
@@ -36,36 +36,40 @@ const MAX_KEY: i32 = i32::MAX >> CHUNK_BITS;
 const MIN_KEY: i32 = i32::MIN >> CHUNK_BITS;
 
 impl VoxelStore {
-    /// Saves the world to `path` atomically: it writes `path` + `.tmp`, syncs it to disk, and renames
-    /// it over `path`, so a crash mid-save leaves the previous file intact.
+    /// Saves the world to `path` atomically: it writes a temporary file with a unique name in the
+    /// same folder, syncs it to disk, and renames it over `path`. Whatever else runs (a crash, another
+    /// save to the same path, a reader loading it), `path` holds either the previous file or one
+    /// complete new one, never a mix: each save has its own temporary file, and the rename replaces
+    /// the whole file at once. Of concurrent saves, the last rename wins.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), StoreError> {
         self.save_with(path.as_ref(), |file| file)
     }
 
     /// [`VoxelStore::save`] with the file wrapped by `wrap` (tests interrupt the write through it).
     pub(crate) fn save_with<W: Write>(&self, path: &Path, wrap: impl FnOnce(File) -> W) -> Result<(), StoreError> {
-        let mut tmp = PathBuf::from(path);
-        tmp.as_mut_os_string().push(".tmp");
-        let result = (|| {
-            let file = File::create(&tmp)?;
-            let mut writer = BufWriter::new(wrap(file.try_clone()?));
-            self.write_to(&mut writer)?;
-            writer.flush()?;
-            drop(writer);
-            file.sync_all()?;
-            std::fs::rename(&tmp, path)?;
-            // Make the rename itself durable; not every platform can open a folder, so best effort.
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
-                && let Ok(d) = File::open(dir)
-            {
-                let _ = d.sync_all();
-            }
-            Ok(())
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".vxstore-").suffix(".tmp");
+        // A plain `File::create` gives 0o666 less the umask; keep that rather than tempfile's 0o600,
+        // so replacing a world does not make it private.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        // Dropping `tmp` on any error below deletes the temporary file.
+        let tmp = builder.tempfile_in(dir)?;
+        let mut writer = BufWriter::new(wrap(tmp.as_file().try_clone()?));
+        self.write_to(&mut writer)?;
+        writer.flush()?;
+        drop(writer);
+        tmp.as_file().sync_all()?;
+        tmp.persist(path).map_err(|e| e.error)?;
+        // Make the rename itself durable; not every platform can open a folder, so best effort.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
         }
-        result
+        Ok(())
     }
 
     /// Loads a world saved by [`VoxelStore::save`]. A truncated, corrupted or foreign file gives
@@ -380,7 +384,8 @@ mod file_tests {
             let result = new.save_with(&path, |f| FailAfter { inner: f, budget });
             assert!(matches!(result, Err(StoreError::Io(_))), "budget {budget}");
             assert_eq!(std::fs::read(&path).unwrap(), old_bytes, "budget {budget}: old file changed");
-            assert!(!dir.join("world.vxs.tmp").exists(), "temporary file left behind");
+            let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(names, [std::ffi::OsString::from("world.vxs")], "budget {budget}: temporary file left behind");
         }
         new.save_with(&path, |f| FailAfter { inner: f, budget: total }).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), full);
