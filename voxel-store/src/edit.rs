@@ -67,6 +67,12 @@ impl EditReport {
 }
 
 /// A shape for CSG edits, in voxel units (voxel `p` is the sample at position `p`).
+///
+/// A brush without volume (a sphere or capsule of radius 0, a box with a half-extent of 0: see
+/// [`Brush::is_zero_size`]) is a no-op for every edit: [`VoxelStore::add`], [`VoxelStore::subtract`]
+/// and [`VoxelStore::paint`] check its parameters as for any brush, then change nothing. Taken as a
+/// distance field it would still reach the voxels within the distance band of its centre: a
+/// radius-0 subtract would empty the voxel under it and pull the 80 around it towards the surface.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Brush {
     /// A ball.
@@ -110,6 +116,15 @@ impl Brush {
                 let t = if len2 > 0.0 { ((p - a).dot(ab) / len2).clamp(0.0, 1.0) } else { 0.0 };
                 (p - (a + ab * t)).length() - radius
             }
+        }
+    }
+
+    /// True when the brush has no volume: a sphere or capsule of radius 0, or a box with a
+    /// half-extent of 0 on some axis. Edits with such a brush change nothing.
+    pub fn is_zero_size(&self) -> bool {
+        match *self {
+            Brush::Sphere { radius, .. } | Brush::Capsule { radius, .. } => radius == 0.0,
+            Brush::Box { half_extents, .. } => half_extents.min_element() == 0.0,
         }
     }
 
@@ -176,9 +191,13 @@ impl Brush {
     }
 
     /// Voxels the brush can change: its box grown by the distance band (beyond it the brush's
-    /// quantized distance is clamped and min/max leave the field as it is).
+    /// quantized distance is clamped and min/max leave the field as it is); none for a brush
+    /// without volume.
     fn voxel_box(&self) -> Result<VoxelBox, StoreError> {
         self.validate()?;
+        if self.is_zero_size() {
+            return Ok(VoxelBox::EMPTY);
+        }
         let b = self.aabb().grow(DISTANCE_BAND);
         let region = VoxelBox::new(b.min.ceil().as_ivec3(), b.max.floor().as_ivec3() + IVec3::ONE);
         check_region(region)?;

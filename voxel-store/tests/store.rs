@@ -17,6 +17,11 @@ impl Reference {
     }
 
     fn apply(&mut self, op: &Op) {
+        if let Op::Add(b, _) | Op::Subtract(b) | Op::Paint(b, _) = op {
+            if b.is_zero_size() {
+                return; // a brush without volume changes nothing
+            }
+        }
         for p in self.grid.grid_bounds().iter() {
             let v = self.grid.get(p);
             let q = |b: &Brush| quantize(b.distance(p.as_vec3()));
@@ -88,10 +93,15 @@ fn arb_voxel() -> impl Strategy<Value = Voxel> {
 fn arb_brush() -> impl Strategy<Value = Brush> {
     let c = prop::array::uniform3(-25.0f32..25.0).prop_map(Vec3::from);
     prop_oneof![
-        (c.clone(), 0.0f32..9.0).prop_map(|(center, radius)| Brush::Sphere { center, radius }),
-        (c.clone(), prop::array::uniform3(0.0f32..7.0))
+        (c.clone(), prop_oneof![Just(0.0f32), 0.0f32..9.0])
+            .prop_map(|(center, radius)| Brush::Sphere { center, radius }),
+        (c.clone(), prop::array::uniform3(prop_oneof![1 => Just(0.0f32), 4 => 0.0f32..7.0]))
             .prop_map(|(center, h)| Brush::Box { center, half_extents: Vec3::from(h) }),
-        (c.clone(), c, 0.0f32..5.0).prop_map(|(a, b, radius)| Brush::Capsule { a: a * 0.5, b: b * 0.5, radius }),
+        (c.clone(), c, prop_oneof![Just(0.0f32), 0.0f32..5.0]).prop_map(|(a, b, radius)| Brush::Capsule {
+            a: a * 0.5,
+            b: b * 0.5,
+            radius
+        }),
     ]
 }
 
@@ -250,11 +260,6 @@ fn bad_input_is_an_error_and_changes_nothing() {
 
 #[test]
 fn degenerate_brushes_are_documented_no_ops_or_points() {
-    let mut store = VoxelStore::with_palette(generate::palette());
-    // A zero-radius sphere on a voxel makes that voxel a surface point (distance 0: outside).
-    let r = store.add(&Brush::Sphere { center: Vec3::ZERO, radius: 0.0 }, ROCK).unwrap();
-    assert!(r.changed_voxels > 0);
-    assert!(!store.get(IVec3::ZERO).is_inside());
     // A zero-length capsule is a sphere.
     let a = Brush::Capsule { a: Vec3::ONE, b: Vec3::ONE, radius: 2.0 };
     let s = Brush::Sphere { center: Vec3::ONE, radius: 2.0 };
@@ -265,6 +270,61 @@ fn degenerate_brushes_are_documented_no_ops_or_points() {
     assert_eq!(r.changed_voxels, 0);
     assert!(r.dirty.is_empty());
     assert_eq!(empty.chunk_count(), 0);
+}
+
+/// Every brush without volume, of every shape, is a no-op for every edit, on rock, in air and on
+/// the surface between them: the same voxels after as before, an empty report, no chunk made.
+/// (A radius-0 subtract used to change 81 voxels and empty the one under it; a radius-0 add in air
+/// wrote distance-0 voxels.)
+#[test]
+fn zero_size_brushes_change_nothing_for_every_edit() {
+    let mut store = VoxelStore::with_palette(generate::palette());
+    // Rock below y = 0, air above: centres deep in rock, in air, and on the surface.
+    store.fill_box(VoxelBox::new(IVec3::new(-40, -40, -40), IVec3::new(40, 0, 40)), Voxel::new(-127, ROCK)).unwrap();
+    store
+        .add(&Brush::Box { center: Vec3::new(0.0, -20.0, 0.0), half_extents: Vec3::new(40.0, 19.5, 40.0) }, ROCK)
+        .unwrap();
+    let region = VoxelBox::new(IVec3::splat(-44), IVec3::splat(44));
+    let before = read_all(&store, region);
+    let chunks = store.chunk_count();
+    let paint = generate::materials::GRASS;
+    for center in
+        [Vec3::new(3.0, -20.0, 5.0), Vec3::new(3.0, 20.0, 5.0), Vec3::new(3.0, -0.5, 5.0), Vec3::new(3.4, 0.0, 5.6)]
+    {
+        let brushes = [
+            Brush::Sphere { center, radius: 0.0 },
+            Brush::Sphere { center, radius: -0.0 },
+            Brush::Capsule { a: center, b: center + Vec3::new(6.0, 1.0, 0.0), radius: 0.0 },
+            Brush::Capsule { a: center, b: center, radius: 0.0 },
+            Brush::Box { center, half_extents: Vec3::ZERO },
+            Brush::Box { center, half_extents: Vec3::new(4.0, 0.0, 4.0) },
+            Brush::Box { center, half_extents: Vec3::new(0.0, 3.0, 2.0) },
+        ];
+        for brush in brushes {
+            assert!(brush.is_zero_size(), "{brush:?}");
+            let reports = [store.add(&brush, ROCK), store.subtract(&brush), store.paint(&brush, paint)];
+            for (op, report) in ["add", "subtract", "paint"].iter().zip(reports) {
+                let report = report.unwrap();
+                assert_eq!(report.changed_voxels, 0, "{op} {brush:?}");
+                assert!(report.dirty.is_empty(), "{op} {brush:?}");
+            }
+            assert!(read_all(&store, region) == before, "{brush:?} changed voxels");
+            assert_eq!(store.chunk_count(), chunks, "{brush:?} made chunks");
+        }
+    }
+    // A brush with volume, however small, is a brush: tiny ones still carve.
+    assert!(!Brush::Sphere { center: Vec3::ZERO, radius: 1e-3 }.is_zero_size());
+    assert!(
+        store.subtract(&Brush::Sphere { center: Vec3::new(3.0, -20.0, 5.0), radius: 1.0 }).unwrap().changed_voxels > 0
+    );
+    // Zero size does not excuse bad parameters: NaN and negative sizes are still refused.
+    for bad in [
+        Brush::Sphere { center: Vec3::NAN, radius: 0.0 },
+        Brush::Box { center: Vec3::ZERO, half_extents: Vec3::new(0.0, -1.0, 0.0) },
+        Brush::Capsule { a: Vec3::ZERO, b: Vec3::INFINITY, radius: 0.0 },
+    ] {
+        assert!(matches!(store.subtract(&bad), Err(StoreError::InvalidParameter(_))), "{bad:?}");
+    }
 }
 
 #[test]
