@@ -67,7 +67,7 @@ pub struct ContactGenerator {
 /// The key of a vertex: its id, or its exact position's bits (with -0.0 made +0.0, so that two
 /// meshes agreeing on a position agree on its key).
 #[inline]
-fn vertex_key(keys: FeatureKeys, p: Vec3, id: u32) -> [u32; 3] {
+pub(crate) fn vertex_key(keys: FeatureKeys, p: Vec3, id: u32) -> [u32; 3] {
     match keys {
         FeatureKeys::Indices => [id, 0, 0],
         FeatureKeys::Positions => {
@@ -253,7 +253,7 @@ impl ContactGenerator {
             // voided when the spot it touches lies on a voided edge.
             let voided = voided
                 || (keys == FeatureKeys::Positions
-                    && self.on_voided_segment(set, tri, d.feature, self.points[d.start as usize].point));
+                    && self.voided.covers(set, tri, d.feature, self.points[d.start as usize].point));
             // Voided "unconditionally": whether or not this contact is kept (5a).
             self.void(set, i, keys);
             if voided {
@@ -282,28 +282,7 @@ impl ContactGenerator {
 
     /// Adds triangle `i`'s three vertices and three edges to the voided set.
     fn void(&mut self, set: &Candidates, i: usize, keys: FeatureKeys) {
-        let tri = &set.positions[i];
-        let ids = &set.vertex_ids[i];
-        self.voided.push(i as u32, core::array::from_fn(|c| vertex_key(keys, tri[c], ids[c])));
-    }
-
-    /// True when the feature's spot nearest `point` (the vertex itself, or the point of the edge
-    /// nearest the contact) lies on a voided edge, to 4 ulps of the largest coordinate.
-    fn on_voided_segment(&self, set: &Candidates, tri: &[Vec3; 3], feature: Local, point: Vec3) -> bool {
-        let spot = match feature {
-            Local::Vertex(a) => tri[a as usize],
-            Local::Edge(a, b) => closest_on_segment(point, tri[a as usize], tri[b as usize]),
-            Local::Face => return false,
-        };
-        let eps = 4.0 * f32::EPSILON * spot.abs().max_element().max(1.0);
-        self.voided.triangles.iter().any(|&i| {
-            let t = &set.positions[i as usize];
-            // The triangle's box first: most voided triangles are nowhere near the spot.
-            let (lo, hi) = (t[0].min(t[1]).min(t[2]) - eps, t[0].max(t[1]).max(t[2]) + eps);
-            spot.cmpge(lo).all()
-                && spot.cmple(hi).all()
-                && (0..3).any(|c| closest_on_segment(spot, t[c], t[(c + 1) % 3]).distance_squared(spot) <= eps * eps)
-        })
+        self.voided.void(set, i, keys);
     }
 }
 
@@ -311,7 +290,7 @@ impl ContactGenerator {
 /// (most queries void a handful of triangles, and six hash insertions per triangle cost more than
 /// the scans), hashed once they are many.
 #[derive(Clone, Debug, Default)]
-struct Voided {
+pub(crate) struct Voided {
     /// Candidate index of each voided triangle, in voiding order.
     triangles: Vec<u32>,
     keys: Vec<[[u32; 3]; 3]>,
@@ -325,7 +304,45 @@ struct Voided {
 const SCAN_LIMIT: usize = 24;
 
 impl Voided {
-    fn clear(&mut self) {
+    /// True when the feature's spot nearest `point` (the vertex itself, or the point of the edge
+    /// nearest the contact) lies on a voided edge, to 4 ulps of the largest coordinate.
+    pub(crate) fn covers(&self, set: &Candidates, tri: &[Vec3; 3], feature: Local, point: Vec3) -> bool {
+        let spot = match feature {
+            Local::Vertex(a) => tri[a as usize],
+            Local::Edge(a, b) => closest_on_segment(point, tri[a as usize], tri[b as usize]),
+            Local::Face => return false,
+        };
+        let eps = 4.0 * f32::EPSILON * spot.abs().max_element().max(1.0);
+        self.triangles.iter().any(|&i| {
+            let t = &set.positions[i as usize];
+            // The triangle's box first: most voided triangles are nowhere near the spot.
+            let (lo, hi) = (t[0].min(t[1]).min(t[2]) - eps, t[0].max(t[1]).max(t[2]) + eps);
+            spot.cmpge(lo).all()
+                && spot.cmple(hi).all()
+                && (0..3).any(|c| closest_on_segment(spot, t[c], t[(c + 1) % 3]).distance_squared(spot) <= eps * eps)
+        })
+    }
+
+    /// True when feature `f` of triangle `i` is voided (by keys).
+    pub(crate) fn has_feature(&mut self, set: &Candidates, i: usize, f: Local, keys: FeatureKeys) -> bool {
+        let tri = &set.positions[i];
+        let ids = &set.vertex_ids[i];
+        let key = |c: u8| vertex_key(keys, tri[c as usize], ids[c as usize]);
+        match f {
+            Local::Edge(a, b) => self.has_edge(key(a), key(b)),
+            Local::Vertex(a) => self.has_vertex(key(a)),
+            Local::Face => false,
+        }
+    }
+
+    /// Adds triangle `i`'s three vertices and three edges.
+    pub(crate) fn void(&mut self, set: &Candidates, i: usize, keys: FeatureKeys) {
+        let tri = &set.positions[i];
+        let ids = &set.vertex_ids[i];
+        self.push(i as u32, core::array::from_fn(|c| vertex_key(keys, tri[c], ids[c])));
+    }
+
+    pub(crate) fn clear(&mut self) {
         self.triangles.clear();
         self.keys.clear();
         if self.hashed > 0 {
@@ -336,7 +353,7 @@ impl Voided {
     }
 
     #[inline]
-    fn push(&mut self, triangle: u32, keys: [[u32; 3]; 3]) {
+    pub(crate) fn push(&mut self, triangle: u32, keys: [[u32; 3]; 3]) {
         self.triangles.push(triangle);
         self.keys.push(keys);
     }
@@ -351,7 +368,7 @@ impl Voided {
         self.hashed = self.keys.len();
     }
 
-    fn has_vertex(&mut self, v: [u32; 3]) -> bool {
+    pub(crate) fn has_vertex(&mut self, v: [u32; 3]) -> bool {
         if self.keys.len() <= SCAN_LIMIT {
             return self.keys.iter().any(|k| k.contains(&v));
         }
@@ -359,7 +376,7 @@ impl Voided {
         self.vertices.contains(&v)
     }
 
-    fn has_edge(&mut self, a: [u32; 3], b: [u32; 3]) -> bool {
+    pub(crate) fn has_edge(&mut self, a: [u32; 3], b: [u32; 3]) -> bool {
         if self.keys.len() <= SCAN_LIMIT {
             // Two different corners of one triangle are one of its edges.
             return a != b && self.keys.iter().any(|k| k.contains(&a) && k.contains(&b));
@@ -381,7 +398,7 @@ fn closest_on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
 
 /// Names a triangle's local feature by the caller's vertex ids.
 #[inline]
-fn feature_of(local: Local, ids: [u32; 3]) -> Feature {
+pub(crate) fn feature_of(local: Local, ids: [u32; 3]) -> Feature {
     match local {
         Local::Face => Feature::Face,
         Local::Edge(a, b) => Feature::edge(ids[a as usize], ids[b as usize]),

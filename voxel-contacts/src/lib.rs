@@ -61,14 +61,17 @@
 #![forbid(unsafe_code)]
 
 mod candidates;
+mod cast;
 mod closest;
 mod generator;
 mod kernel;
 mod manifold;
 mod sat;
 mod shape;
+mod sweep;
 
 pub use candidates::Candidates;
+pub use cast::{CastHit, CastOptions, ShapeCaster};
 pub use generator::ContactGenerator;
 pub use shape::{Capsule, ConvexPolyhedron, Cuboid, Pose, Shape, Sphere};
 pub use voxel_core::{Contact, ContactSink, Feature};

@@ -179,3 +179,12 @@ impl Rng {
         lo + (hi - lo) * self.unit()
     }
 }
+
+/// The triangle `ids` of `soup`, reordered to be counter-clockwise seen from `up`.
+pub(crate) fn facing_ids(soup: &Soup, mut ids: [u32; 3], up: Vec3) -> [u32; 3] {
+    let p = ids.map(|i| soup.positions[i as usize]);
+    if (p[1] - p[0]).cross(p[2] - p[0]).dot(up) < 0.0 {
+        ids.swap(1, 2);
+    }
+    ids
+}
