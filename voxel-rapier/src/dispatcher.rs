@@ -1,0 +1,522 @@
+//! The query dispatcher that answers for [`TerrainShape`] pairs: contact manifolds, contacts and
+//! intersection tests from voxel-contacts, everything else [`Unsupported`].
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use ahash::AHashMap;
+use glam::{Quat, Vec3};
+use parry3d::math::{Pose, Real, Vector};
+use parry3d::query::details::NormalConstraints;
+use parry3d::query::{
+    ClosestPoints, Contact as ParryContact, ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher,
+    NonlinearRigidMotion, PersistentQueryDispatcher, QueryDispatcher, QueryDispatcherChain, ShapeCastHit,
+    ShapeCastOptions, Unsupported,
+};
+use parry3d::query::{ShapeDistance, ShapeIntersection};
+use parry3d::shape::{PackedFeatureId, Shape, TypedShape};
+use voxel_contacts::{
+    Capsule as VCapsule, ContactOptions, ConvexPolyhedron as VConvex, Cuboid as VCuboid, FeatureKeys, Pose as VPose,
+    Shape as VShape, Sphere,
+};
+use voxel_core::{Contact, Feature, TriangleSource};
+use voxel_physics::{ContactScratch, TerrainCollider};
+
+use crate::TerrainShape;
+
+/// Contacts whose normals agree to this cosine (about 5.7 degrees) share one manifold: rapier's
+/// solver pushes every point of a manifold along the manifold's one normal.
+const SAME_NORMAL_COS: f32 = 0.995;
+
+/// Converted convex hulls a thread keeps before it starts over.
+const MAX_CACHED_HULLS: usize = 1024;
+
+/// The dispatcher for pairs of a [`TerrainShape`] and a ball, capsule, cuboid, convex polyhedron
+/// or compound of these, in either order. Chain it before parry's default dispatcher (see
+/// [`TerrainDispatcher::chained`]) and build rapier's narrow phase with it:
+///
+/// ```
+/// use rapier3d::prelude::NarrowPhase;
+/// use voxel_rapier::TerrainDispatcher;
+///
+/// let narrow_phase = NarrowPhase::with_query_dispatcher(TerrainDispatcher::chained());
+/// # let _ = narrow_phase;
+/// ```
+///
+/// What each query does:
+///
+/// - `contact_manifolds`: [`TerrainCollider::contacts`] with position keys (no ghost contact on
+///   internal edges or chunk seams), at most four points per shape (per part of a compound),
+///   grouped into manifolds by normal. Feature ids on the terrain side hash the positions of the
+///   triangle feature (face, edge or vertex), so the same feature keeps its id from frame to
+///   frame, whichever chunk's copy of a seam edge the voiding keeps, and rapier's warm starting
+///   finds last frame's impulses. A shape with non-finite or huge parameters gets no contact
+///   (an empty answer, not an error).
+/// - `contact`: the deepest of those contacts, or `None` past `prediction`.
+/// - `intersection_test`: whether any contact has a depth `>= 0` (used for sensors).
+/// - `cast_shapes`, `cast_shapes_nonlinear` (CCD), `distance`, `closest_points`: [`Unsupported`]
+///   for terrain pairs. rapier treats an unsupported CCD query as no impact, so a body faster than
+///   about its own size per step may pass through thin terrain; bodies that fall are caught by
+///   the next step's contacts as long as they end inside or near the surface.
+/// - Any pair without a terrain shape, or with a shape kind above not listed: [`Unsupported`],
+///   so the chained default dispatcher answers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TerrainDispatcher;
+
+impl TerrainDispatcher {
+    /// This dispatcher chained before parry's [`DefaultQueryDispatcher`]: what
+    /// `NarrowPhase::with_query_dispatcher` and bevy_rapier's
+    /// `RapierContextSimulation::with_query_dispatcher` take.
+    pub fn chained() -> QueryDispatcherChain<TerrainDispatcher, DefaultQueryDispatcher> {
+        TerrainDispatcher.chain(DefaultQueryDispatcher)
+    }
+}
+
+/// Per-thread buffers: contact queries run from rapier's threads at once.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub(crate) scratch: ContactScratch,
+    pub(crate) contacts: Vec<Contact>,
+    hulls: AHashMap<usize, (u64, Arc<VConvex>)>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Runs `f` with this thread's buffers (fresh ones if they are already in use further up the
+/// stack, so a nested query never panics).
+pub(crate) fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut f = Some(f);
+    let out = SCRATCH.with(|s| s.try_borrow_mut().ok().map(|mut s| (f.take().expect("called once"))(&mut s)));
+    match out {
+        Some(r) => r,
+        None => (f.take().expect("not called yet"))(&mut Scratch::default()),
+    }
+}
+
+/// Which side of a pair the terrain is on, and the other shape's pose in the terrain's frame.
+struct Pair<'a> {
+    terrain: &'a TerrainShape,
+    other: &'a dyn Shape,
+    /// The other shape's pose in the terrain's frame.
+    pose: Pose,
+    /// True when the terrain is the second shape.
+    flipped: bool,
+}
+
+fn pair<'a>(pos12: &Pose, g1: &'a dyn Shape, g2: &'a dyn Shape) -> Option<Pair<'a>> {
+    if let Some(terrain) = g1.as_shape::<TerrainShape>() {
+        if g2.as_shape::<TerrainShape>().is_some() {
+            return None;
+        }
+        return Some(Pair { terrain, other: g2, pose: *pos12, flipped: false });
+    }
+    let terrain = g2.as_shape::<TerrainShape>()?;
+    Some(Pair { terrain, other: g1, pose: pos12.inverse(), flipped: true })
+}
+
+/// The voxel-contacts shape of a supported convex parry shape at `pose` (terrain frame), or
+/// `None` for kinds this dispatcher does not handle.
+fn convex_part<'h>(
+    shape: &dyn Shape,
+    pose: &Pose,
+    hull: &'h mut Option<Arc<VConvex>>,
+    scratch_hulls: &mut AHashMap<usize, (u64, Arc<VConvex>)>,
+) -> Option<VShape<'h>> {
+    let vpose = VPose::new(pose.rotation, pose.translation);
+    match shape.as_typed_shape() {
+        TypedShape::Ball(b) => Some(VShape::Sphere(Sphere { center: pose.translation, radius: b.radius })),
+        TypedShape::Capsule(c) => Some(VShape::Capsule(VCapsule {
+            a: pose.transform_point(c.segment.a),
+            b: pose.transform_point(c.segment.b),
+            radius: c.radius,
+        })),
+        TypedShape::Cuboid(c) => Some(VShape::Cuboid(VCuboid { half_extents: c.half_extents, pose: vpose })),
+        TypedShape::ConvexPolyhedron(p) => {
+            *hull = Some(convert_hull(shape as *const dyn Shape as *const () as usize, p.points(), scratch_hulls)?);
+            Some(VShape::Convex { hull: hull.as_deref()?, pose: vpose })
+        }
+        _ => None,
+    }
+}
+
+/// voxel-contacts' form of a parry convex polyhedron, cached per thread by the shape's address
+/// and a hash of its points (a freed shape's address reused by another shape is told apart).
+fn convert_hull(
+    key: usize,
+    points: &[Vector],
+    cache: &mut AHashMap<usize, (u64, Arc<VConvex>)>,
+) -> Option<Arc<VConvex>> {
+    let hash = points.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, p| {
+        p.to_array().iter().fold(h, |h, x| (h ^ u64::from(x.to_bits())).wrapping_mul(0x0100_0000_01b3))
+    });
+    if let Some((h, hull)) = cache.get(&key)
+        && *h == hash
+    {
+        return Some(hull.clone());
+    }
+    let hull = voxel_physics::convex_hacd::convex_hull(points).ok()?;
+    let faces: Vec<Vec<u32>> = hull.triangles.iter().map(|t| t.to_vec()).collect();
+    let poly = Arc::new(VConvex::new(hull.vertices, &faces).ok()?);
+    if cache.len() >= MAX_CACHED_HULLS {
+        cache.clear();
+    }
+    cache.insert(key, (hash, poly.clone()));
+    Some(poly)
+}
+
+/// Mixes 32-bit words into a 30-bit feature code.
+fn hash_code(words: impl IntoIterator<Item = u32>) -> u32 {
+    let mut h = 0x9e37_79b9_7f4a_7c15u64;
+    for w in words {
+        h ^= u64::from(w);
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+    }
+    (h ^ (h >> 30)) as u32 & 0x3fff_ffff
+}
+
+fn point_bits(p: Vec3) -> [u32; 3] {
+    p.to_array().map(f32::to_bits)
+}
+
+/// The terrain-side feature id of a contact: a hash of the positions of the triangle feature it is
+/// on, the same for both chunks' copies of a seam edge and from frame to frame.
+fn terrain_feature(collider: &TerrainCollider, scratch: &ContactScratch, c: &Contact) -> PackedFeatureId {
+    let Some(candidate) = scratch.candidates().get(c.triangle as usize) else {
+        return PackedFeatureId::UNKNOWN;
+    };
+    let Some(chunk) = collider.chunk_shape(candidate.chunk) else {
+        return PackedFeatureId::UNKNOWN;
+    };
+    let mesh = chunk.mesh();
+    if candidate.triangle as usize >= mesh.triangle_count() {
+        return PackedFeatureId::UNKNOWN;
+    }
+    let v = mesh.triangle_positions(candidate.triangle);
+    match c.feature {
+        Feature::Face => {
+            let mut keys = v.map(point_bits);
+            keys.sort_unstable();
+            PackedFeatureId::face(hash_code(keys.into_iter().flatten()))
+        }
+        Feature::Edge(..) => {
+            // The edge is the triangle edge the contact point lies on (the nearest).
+            let edge = (0..3)
+                .map(|i| (v[i], v[(i + 1) % 3]))
+                .min_by(|a, b| segment_distance(c.point, a.0, a.1).total_cmp(&segment_distance(c.point, b.0, b.1)))
+                .unwrap_or((v[0], v[1]));
+            let mut keys = [point_bits(edge.0), point_bits(edge.1)];
+            keys.sort_unstable();
+            PackedFeatureId::edge(hash_code(keys.into_iter().flatten()))
+        }
+        Feature::Vertex(_) => {
+            let p = v.into_iter().min_by(|a, b| a.distance_squared(c.point).total_cmp(&b.distance_squared(c.point)));
+            PackedFeatureId::vertex(hash_code(point_bits(p.unwrap_or(v[0]))))
+        }
+    }
+}
+
+fn segment_distance(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let ab = b - a;
+    let t = ((p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+    p.distance_squared(a + ab * t)
+}
+
+/// The other shape's feature id of a contact point `p` in its local frame (part frame for a
+/// compound part): the box corner's octant, the hull's nearest point, the capsule's end.
+fn other_feature(shape: &dyn Shape, p: Vec3) -> PackedFeatureId {
+    match shape.as_typed_shape() {
+        TypedShape::Cuboid(_) => {
+            PackedFeatureId::vertex(u32::from(p.x > 0.0) | u32::from(p.y > 0.0) << 1 | u32::from(p.z > 0.0) << 2)
+        }
+        TypedShape::Capsule(c) => {
+            let ab = c.segment.b - c.segment.a;
+            let t = (p - c.segment.a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE);
+            PackedFeatureId::vertex(u32::from(t > 0.5))
+        }
+        TypedShape::ConvexPolyhedron(h) => {
+            let i = h
+                .points()
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.distance_squared(p).total_cmp(&b.1.distance_squared(p)))
+                .map_or(0, |(i, _)| i as u32);
+            PackedFeatureId::vertex(i & 0x3fff_ffff)
+        }
+        _ => PackedFeatureId::face(0),
+    }
+}
+
+/// One shape of the other side: the whole shape, or a part of a compound (with its index).
+struct Part<'a> {
+    shape: &'a dyn Shape,
+    /// Pose of the part in the other shape's frame.
+    local: Pose,
+    index: u32,
+}
+
+fn parts<'a>(shape: &'a dyn Shape, out: &mut Vec<Part<'a>>) -> Result<(), Unsupported> {
+    out.clear();
+    match shape.as_typed_shape() {
+        TypedShape::Compound(c) => {
+            for (i, (pose, part)) in c.shapes().iter().enumerate() {
+                match part.as_typed_shape() {
+                    TypedShape::Ball(_)
+                    | TypedShape::Capsule(_)
+                    | TypedShape::Cuboid(_)
+                    | TypedShape::ConvexPolyhedron(_) => {
+                        out.push(Part { shape: part.as_ref(), local: *pose, index: i as u32 });
+                    }
+                    _ => return Err(Unsupported),
+                }
+            }
+        }
+        TypedShape::Ball(_) | TypedShape::Capsule(_) | TypedShape::Cuboid(_) | TypedShape::ConvexPolyhedron(_) => {
+            out.push(Part { shape, local: Pose::IDENTITY, index: 0 });
+        }
+        _ => return Err(Unsupported),
+    }
+    Ok(())
+}
+
+/// A contact in the terrain's frame with the ids it carries into a manifold.
+#[derive(Clone, Copy)]
+struct Found {
+    contact: Contact,
+    terrain_fid: PackedFeatureId,
+    other_fid: PackedFeatureId,
+    part: u32,
+}
+
+/// Every contact of the other shape's parts with the terrain within `prediction`, in the
+/// terrain's frame; `Err` for a shape kind this dispatcher does not handle.
+fn gather(pair: &Pair<'_>, prediction: Real, max_points: usize, found: &mut Vec<Found>) -> Result<(), Unsupported> {
+    let mut list = Vec::new();
+    parts(pair.other, &mut list)?;
+    found.clear();
+    let collider = pair.terrain.read();
+    let prediction = if prediction.is_finite() { prediction.max(0.0) } else { 0.0 };
+    let options = ContactOptions { contact_distance: prediction, keys: FeatureKeys::Positions, max_points };
+    with_scratch(|s| {
+        for part in &list {
+            let pose = pair.pose * part.local;
+            let mut hull = None;
+            let Some(shape) = convex_part(part.shape, &pose, &mut hull, &mut s.hulls) else {
+                continue;
+            };
+            s.contacts.clear();
+            // Invalid shapes (non-finite, huge) and boxes past the broadphase's reach: no contact.
+            if collider.contacts(&shape, &options, &mut s.scratch, &mut s.contacts).is_err() {
+                continue;
+            }
+            for c in &s.contacts {
+                if !(c.point.is_finite() && c.normal.is_finite() && c.depth.is_finite()) {
+                    continue;
+                }
+                let on_other = pose.inverse_transform_point(c.point - c.normal * c.depth);
+                found.push(Found {
+                    contact: *c,
+                    terrain_fid: terrain_feature(&collider, &s.scratch, c),
+                    other_fid: other_feature(part.shape, on_other),
+                    part: part.index,
+                });
+            }
+        }
+    });
+    Ok(())
+}
+
+fn rotate_inv(q: Quat, v: Vec3) -> Vec3 {
+    q.inverse() * v
+}
+
+impl QueryDispatcher for TerrainDispatcher {
+    fn intersection_test(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+    ) -> Result<ShapeIntersection, Unsupported> {
+        let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
+        let mut found = Vec::new();
+        gather(&pair, 0.0, 1, &mut found)?;
+        let hit = found.iter().find(|f| f.contact.depth >= 0.0);
+        let part = hit.map_or(0, |f| f.part);
+        let (subshape1, subshape2) = if pair.flipped { (part, 0) } else { (0, part) };
+        Ok(ShapeIntersection { intersecting: hit.is_some(), subshape1, subshape2 })
+    }
+
+    fn distance(&self, pos12: &Pose, g1: &dyn Shape, g2: &dyn Shape) -> Result<ShapeDistance, Unsupported> {
+        let _ = (pos12, g1, g2);
+        Err(Unsupported)
+    }
+
+    fn contact(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+    ) -> Result<Option<ParryContact>, Unsupported> {
+        let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
+        let mut found = Vec::new();
+        gather(&pair, prediction, 1, &mut found)?;
+        let Some(best) = found.iter().max_by(|a, b| a.contact.depth.total_cmp(&b.contact.depth)) else {
+            return Ok(None);
+        };
+        let c = best.contact;
+        let on_terrain = c.point;
+        let on_other = pair.pose.inverse_transform_point(c.point - c.normal * c.depth);
+        let n_terrain = c.normal;
+        let n_other = rotate_inv(pair.pose.rotation, -c.normal);
+        Ok(Some(if pair.flipped {
+            ParryContact::new(on_other, on_terrain, n_other, n_terrain, -c.depth)
+        } else {
+            ParryContact::new(on_terrain, on_other, n_terrain, n_other, -c.depth)
+        }))
+    }
+
+    fn closest_points(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        max_dist: Real,
+    ) -> Result<ClosestPoints, Unsupported> {
+        let _ = (pos12, g1, g2, max_dist);
+        Err(Unsupported)
+    }
+
+    fn cast_shapes(
+        &self,
+        pos12: &Pose,
+        local_vel12: Vector,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        options: ShapeCastOptions,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        let _ = (pos12, local_vel12, g1, g2, options);
+        Err(Unsupported)
+    }
+
+    fn cast_shapes_nonlinear(
+        &self,
+        motion1: &NonlinearRigidMotion,
+        g1: &dyn Shape,
+        motion2: &NonlinearRigidMotion,
+        g2: &dyn Shape,
+        start_time: Real,
+        end_time: Real,
+        stop_at_penetration: bool,
+    ) -> Result<Option<ShapeCastHit>, Unsupported> {
+        let _ = (motion1, g1, motion2, g2, start_time, end_time, stop_at_penetration);
+        Err(Unsupported)
+    }
+}
+
+impl<ManifoldData, ContactData> PersistentQueryDispatcher<ManifoldData, ContactData> for TerrainDispatcher
+where
+    ManifoldData: Default + Clone + Send + Sync,
+    ContactData: Default + Copy + Send + Sync,
+{
+    fn contact_manifolds(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        prediction: Real,
+        manifolds: &mut Vec<ContactManifold<ManifoldData, ContactData>>,
+        workspace: &mut Option<ContactManifoldsWorkspace>,
+    ) -> Result<(), Unsupported> {
+        let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
+        let mut found = Vec::new();
+        gather(&pair, prediction, voxel_contacts::MAX_POINTS, &mut found)?;
+        *workspace = None;
+        build_manifolds(&pair, &found, manifolds);
+        Ok(())
+    }
+
+    fn contact_manifold_convex_convex(
+        &self,
+        pos12: &Pose,
+        g1: &dyn Shape,
+        g2: &dyn Shape,
+        normal_constraints1: Option<&dyn NormalConstraints>,
+        normal_constraints2: Option<&dyn NormalConstraints>,
+        prediction: Real,
+        manifold: &mut ContactManifold<ManifoldData, ContactData>,
+    ) -> Result<(), Unsupported> {
+        let _ = (pos12, g1, g2, normal_constraints1, normal_constraints2, prediction, manifold);
+        Err(Unsupported)
+    }
+}
+
+/// Groups `found` into manifolds (per compound part, then by normal), reusing last frame's
+/// manifold objects in order and carrying each point's solver data over from the old point with
+/// the same feature ids.
+fn build_manifolds<M: Default + Clone, D: Default + Copy>(
+    pair: &Pair<'_>,
+    found: &[Found],
+    manifolds: &mut Vec<ContactManifold<M, D>>,
+) {
+    let mut old = core::mem::take(manifolds);
+    // Old points by (part, fid1, fid2), in the order the pair presents them.
+    let old_points: Vec<(u32, PackedFeatureId, PackedFeatureId, D)> = old
+        .iter()
+        .flat_map(|m| {
+            let part = if pair.flipped { m.subshape1 } else { m.subshape2 };
+            m.points.iter().map(move |p| (part, p.fid1, p.fid2, p.data))
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    // Deepest first: it sets the manifold's normal. Ties by part for determinism.
+    order.sort_by(|&a, &b| {
+        found[a].part.cmp(&found[b].part).then(found[b].contact.depth.total_cmp(&found[a].contact.depth))
+    });
+    let mut reuse = old.drain(..);
+    let mut groups: Vec<(u32, Vec3, usize)> = Vec::new(); // (part, normal, manifold index)
+    for &i in &order {
+        let f = &found[i];
+        let n = f.contact.normal;
+        let slot = groups.iter().find(|g| g.0 == f.part && g.1.dot(n) >= SAME_NORMAL_COS).map(|g| g.2);
+        let slot = match slot {
+            Some(s) => s,
+            None => {
+                let mut m = reuse.next().map_or_else(ContactManifold::new, |mut m| {
+                    m.points.clear();
+                    m
+                });
+                m.subshape_poses = None;
+                if pair.flipped {
+                    m.subshape1 = f.part;
+                    m.subshape2 = 0;
+                    m.local_n1 = rotate_inv(pair.pose.rotation, -n);
+                    m.local_n2 = n;
+                } else {
+                    m.subshape1 = 0;
+                    m.subshape2 = f.part;
+                    m.local_n1 = n;
+                    m.local_n2 = rotate_inv(pair.pose.rotation, -n);
+                }
+                manifolds.push(m);
+                groups.push((f.part, n, manifolds.len() - 1));
+                manifolds.len() - 1
+            }
+        };
+        let c = f.contact;
+        let on_terrain = c.point;
+        let on_other = pair.pose.inverse_transform_point(c.point - c.normal * c.depth);
+        let (p1, p2, fid1, fid2) = if pair.flipped {
+            (on_other, on_terrain, f.other_fid, f.terrain_fid)
+        } else {
+            (on_terrain, on_other, f.terrain_fid, f.other_fid)
+        };
+        let mut point = parry3d::query::TrackedContact::new(p1, p2, fid1, fid2, -c.depth);
+        if let Some(o) = old_points.iter().find(|o| o.0 == f.part && o.1 == fid1 && o.2 == fid2) {
+            point.data = o.3;
+        }
+        manifolds[slot].points.push(point);
+    }
+}
