@@ -18,9 +18,13 @@ fn name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-/// Every hull passes the brute-force hull check, every kept input triangle belongs to exactly one
-/// hull, and every corner of a hull's source triangles is inside that hull or within 2 s of it
-/// (welding moves a vertex by up to s, the hull may leave it s outside).
+/// The containment invariant, with a tolerance of 2 s (the quantization distance `s` of
+/// `Decomposition::quantization`, 1e-4 of the mesh's largest side at the defaults: welding moves
+/// a vertex by up to s, and a hull may leave a point up to s outside): every hull passes the
+/// brute-force hull check, every kept input triangle belongs to exactly one hull, every corner of
+/// a hull's source triangles is inside that hull or within 2 s of it, and every input vertex that
+/// a triangle uses is inside some hull or within 2 s of one, except the corners of triangles
+/// dropped as degenerate or non-finite that no kept triangle uses (documented: in no hull).
 fn check_decomposition(label: &str, mesh: &IndexedMesh, d: &Decomposition) {
     let s = d.quantization;
     let mut owner = vec![usize::MAX; mesh.triangle_count()];
@@ -51,17 +55,63 @@ fn check_decomposition(label: &str, mesh: &IndexedMesh, d: &Decomposition) {
         mesh.triangle_count(),
         "{label}: every triangle is in a hull or counted as skipped"
     );
+    // Every vertex of a kept triangle in some hull (the corner check above implies it; asked
+    // again over all hulls, as a user would ask it).
+    let mut used = vec![false; mesh.vertex_count()];
+    for t in (0..mesh.triangle_count() as u32).filter(|&t| owner[t as usize] != usize::MAX) {
+        for v in mesh.triangle(t) {
+            used[v as usize] = true;
+        }
+    }
+    let hulls: Vec<(Vec<DVec3>, DVec3, DVec3)> = d
+        .hulls
+        .iter()
+        .map(|h| {
+            let v: Vec<DVec3> = h.vertices.iter().map(|p| p.as_dvec3()).collect();
+            let (lo, hi) =
+                v.iter().fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+            (v, lo, hi)
+        })
+        .collect();
+    let tolerance = 2.0 * f64::from(s) * 1.001;
+    for (i, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+        let p = mesh.vertex(i as u32).as_dvec3();
+        let inside = d.hulls.iter().zip(&hulls).any(|(hull, (v, lo, hi))| {
+            if (p - *lo).min_element() < -tolerance || (*hi - p).min_element() < -tolerance {
+                return false;
+            }
+            hull.triangles.iter().any(|tri| {
+                let [a, b, c] = tri.map(|k| v[k as usize]);
+                point_triangle_distance(p, a, b, c) <= tolerance
+            }) || (!hull.flat && winding_number(p, v, &hull.triangles) > 0.5)
+        });
+        assert!(inside, "{label}: input vertex {i} at {p} is in no hull");
+    }
 }
 
+/// The containment invariant ([`check_decomposition`]) on every test mesh, and with
+/// `VOXEL_SHARED_DATA` set (`cargo xtask test-data`) on every mesh of the shared set, at the
+/// defaults and with `merge_through_inside`. On the shared husky-wheel tyre the defaults left
+/// eight triangles of one hull up to 0.91% of the diagonal outside it, and one vertex in no hull
+/// (a grown hull had dropped a point; see `quickhull`'s `a_grown_hull_never_drops_a_point`).
 #[test]
 fn every_test_mesh_decomposes() {
+    check_every_mesh(&DecomposeOptions::default());
+}
+
+/// [`every_test_mesh_decomposes`] with `merge_through_inside`.
+#[test]
+fn every_test_mesh_decomposes_merging_through_the_inside() {
+    check_every_mesh(&DecomposeOptions { merge_through_inside: true, ..Default::default() });
+}
+
+fn check_every_mesh(options: &DecomposeOptions) {
     let mut files = data_files("meshes", &["obj", "stl"]);
     files.extend(data_files("peer/degenerate-meshes", &["obj", "stl"]));
-    let options = DecomposeOptions::default();
     for path in files {
         let mesh = load_mesh(&path).unwrap();
         let start = Instant::now();
-        let d = decompose(&mesh, &options).unwrap();
+        let d = decompose(&mesh, options).unwrap();
         let elapsed = start.elapsed();
         eprintln!(
             "{:<28} {:>5} tris -> {:>3} hulls, {:>5} hull vertices, {:>6} samples, {:>4} degenerate, {:>8.1?}",
