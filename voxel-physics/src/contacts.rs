@@ -35,13 +35,19 @@ pub struct CandidateTriangle {
 /// candidate triangle came from.
 #[derive(Debug, Default)]
 pub struct ContactScratch {
-    hits: Vec<ChunkHit>,
+    pub(crate) gather: Gather,
+    generator: ContactGenerator,
+}
+
+/// The buffers of one candidate gathering: chunk hits, their owners, and the triangles found.
+#[derive(Debug, Default)]
+pub(crate) struct Gather {
+    pub(crate) hits: Vec<ChunkHit>,
     owners: Vec<IVec3>,
     found: Vec<u32>,
     kd: Scratch,
-    candidates: Candidates,
-    table: Vec<CandidateTriangle>,
-    generator: ContactGenerator,
+    pub(crate) candidates: Candidates,
+    pub(crate) table: Vec<CandidateTriangle>,
 }
 
 impl ContactScratch {
@@ -52,12 +58,12 @@ impl ContactScratch {
 
     /// The candidate triangles of the last query, by the id its contacts carry.
     pub fn candidates(&self) -> &[CandidateTriangle] {
-        &self.table
+        &self.gather.table
     }
 
     /// The chunks the broadphase reported for the last query.
     pub fn chunk_hits(&self) -> &[ChunkHit] {
-        &self.hits
+        &self.gather.hits
     }
 }
 
@@ -82,7 +88,7 @@ impl TerrainCollider {
         sink: &mut S,
     ) -> Result<ContactReport, PhysicsError> {
         let bounds = query_box(shape, options)?;
-        self.broadphase.query(&bounds, &mut scratch.hits)?;
+        self.broadphase.query(&bounds, &mut scratch.gather.hits)?;
         self.generate(shape, &bounds, options, scratch, sink)
     }
 
@@ -105,12 +111,12 @@ impl TerrainCollider {
     ) -> Result<ContactReport, PhysicsError> {
         let bounds = query_box(shape, options)?;
         let pairs = self.broadphase.pairs(id).ok_or(voxel_broadphase::BroadphaseError::UnknownId(id))?;
-        scratch.hits.clear();
-        scratch.hits.extend_from_slice(pairs);
+        scratch.gather.hits.clear();
+        scratch.gather.hits.extend_from_slice(pairs);
         self.generate(shape, &bounds, options, scratch, sink)
     }
 
-    /// Gathers the candidates of the chunks in `scratch.hits` and runs the generator.
+    /// Gathers the candidates of the chunks in `scratch.gather.hits` and runs the generator.
     fn generate<S: ContactSink + ?Sized>(
         &self,
         shape: &Shape<'_>,
@@ -119,18 +125,25 @@ impl TerrainCollider {
         scratch: &mut ContactScratch,
         sink: &mut S,
     ) -> Result<ContactReport, PhysicsError> {
-        scratch.owners.clear();
-        for hit in scratch.hits.iter().filter(|h| h.solid && !h.full) {
-            scratch.owners.extend(VoxelBox::new(IVec3::ZERO, IVec3::splat(2)).iter().map(|c| hit.chunk + c));
+        self.gather_candidates(bounds, &mut scratch.gather);
+        Ok(scratch.generator.generate(shape, &scratch.gather.candidates, options, sink)?)
+    }
+
+    /// Gathers into one candidate set the triangles overlapping `bounds` of every mesh that may
+    /// hold geometry of the solid chunks in `gather.hits`, in a fixed chunk order.
+    pub(crate) fn gather_candidates(&self, bounds: &Aabb, gather: &mut Gather) {
+        gather.owners.clear();
+        for hit in gather.hits.iter().filter(|h| h.solid && !h.full) {
+            gather.owners.extend(VoxelBox::new(IVec3::ZERO, IVec3::splat(2)).iter().map(|c| hit.chunk + c));
         }
-        scratch.owners.sort_unstable_by_key(|k| (k.y, k.z, k.x));
-        scratch.owners.dedup();
-        scratch.candidates.clear();
-        scratch.table.clear();
+        gather.owners.sort_unstable_by_key(|k| (k.y, k.z, k.x));
+        gather.owners.dedup();
+        gather.candidates.clear();
+        gather.table.clear();
         // Vertex ids are made unique across chunks (each chunk's ids offset past the previous
         // chunk's), so index keys see every chunk as its own mesh; position keys join the seams.
         let mut vertex_base = 0u32;
-        for &owner in &scratch.owners {
+        for &owner in &gather.owners {
             if !self.may_have_surface(owner) {
                 continue;
             }
@@ -139,19 +152,14 @@ impl TerrainCollider {
                 continue;
             }
             let mesh = chunk.mesh();
-            chunk.tree().query_aabb_exact(mesh, bounds, &mut scratch.kd, &mut scratch.found);
-            for &t in &scratch.found {
-                let id = scratch.table.len() as u32;
-                scratch.table.push(CandidateTriangle {
-                    chunk: owner,
-                    triangle: t,
-                    material: mesh.triangle_material(t),
-                });
-                scratch.candidates.push(id, mesh.triangle_positions(t), mesh.triangle(t).map(|v| v + vertex_base));
+            chunk.tree().query_aabb_exact(mesh, bounds, &mut gather.kd, &mut gather.found);
+            for &t in &gather.found {
+                let id = gather.table.len() as u32;
+                gather.table.push(CandidateTriangle { chunk: owner, triangle: t, material: mesh.triangle_material(t) });
+                gather.candidates.push(id, mesh.triangle_positions(t), mesh.triangle(t).map(|v| v + vertex_base));
             }
             vertex_base += mesh.vertex_count() as u32;
         }
-        Ok(scratch.generator.generate(shape, &scratch.candidates, options, sink)?)
     }
 }
 

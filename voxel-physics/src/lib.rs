@@ -80,6 +80,7 @@
 #![forbid(unsafe_code)]
 
 mod cache;
+mod cast;
 mod collider;
 mod contacts;
 mod error;
@@ -87,6 +88,7 @@ mod islands;
 mod raycast;
 
 pub use cache::{CacheStats, ChunkMesh, ChunkShape, PHYSICS_CHUNK_EDGE};
+pub use cast::{CAST_PIECE, CastScratch, ShapeCast, TerrainCastHit};
 pub use collider::{ColliderOptions, EditOutcome, MAX_WORLD_COORDINATE, TerrainCollider};
 pub use contacts::{CandidateTriangle, ContactScratch};
 pub use error::PhysicsError;
@@ -105,7 +107,7 @@ pub use voxel_store;
 
 // The types nearly every user of the collider names.
 pub use voxel_broadphase::{ChunkHit, PairEvent, PairKind};
-pub use voxel_contacts::{ContactOptions, ContactReport, FeatureKeys, Shape};
+pub use voxel_contacts::{CastHit, CastOptions, ContactOptions, ContactReport, FeatureKeys, Shape};
 pub use voxel_core::{Aabb, Contact, ContactSink, Ray, Voxel, VoxelBox, glam};
 pub use voxel_raymarch::Cast;
 pub use voxel_store::{Brush, EditReport, VoxelStore};

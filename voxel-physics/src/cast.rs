@@ -1,0 +1,148 @@
+//! Shape casts against the terrain surface: the chunks the swept box touches (the broadphase
+//! skips the ones it proves empty), the candidate triangles of all their meshes gathered into one
+//! set as for contacts, and voxel-contacts' sweep over it with position keys, so a chunk seam is
+//! never hit.
+//!
+//! A long cast is cut into pieces of at most [`CAST_PIECE`] voxels of travel, each with its own
+//! swept box, so a diagonal cast gathers the triangles along its path, not the whole box around
+//! it. The pieces run in order and the first hit wins.
+
+use glam::Vec3;
+use rayon::prelude::*;
+use voxel_contacts::{CastHit, CastOptions, Pose, ShapeCaster};
+use voxel_core::Aabb;
+
+use crate::contacts::{CandidateTriangle, Gather};
+use crate::{PhysicsError, Shape, TerrainCollider};
+
+/// The most travel, in voxels, of one piece of a cast (see the module docs).
+pub const CAST_PIECE: f32 = 16.0;
+
+/// Where a cast against the terrain stops, and which triangle of which chunk it touched.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TerrainCastHit {
+    /// The sweep's answer; its `triangle` indexes nothing outside the query: use `source`.
+    pub hit: CastHit,
+    /// The chunk, triangle and material touched.
+    pub source: CandidateTriangle,
+}
+
+/// One cast of a batch: a shape and its motion.
+#[derive(Clone, Copy, Debug)]
+pub struct ShapeCast<'a> {
+    /// The shape at `t = 0`, in voxel units.
+    pub shape: Shape<'a>,
+    /// Where it moves: `shape + motion * t`.
+    pub motion: Vec3,
+}
+
+/// Reusable buffers of shape casts, one per thread.
+#[derive(Debug, Default)]
+pub struct CastScratch {
+    gather: Gather,
+    caster: ShapeCaster,
+}
+
+impl CastScratch {
+    /// Empty buffers; they grow on the first casts and are then reused.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The shape moved by `v`.
+fn translated<'a>(shape: &Shape<'a>, v: Vec3) -> Shape<'a> {
+    let mut s = *shape;
+    match &mut s {
+        Shape::Sphere(b) => b.center += v,
+        Shape::Capsule(c) => {
+            c.a += v;
+            c.b += v;
+        }
+        Shape::Cuboid(b) => b.pose.translation += v,
+        Shape::Convex { pose, .. } => *pose = Pose::new(pose.rotation, pose.translation + v),
+    }
+    s
+}
+
+impl TerrainCollider {
+    /// Casts `shape` (in voxel units) along `motion` against the terrain surface: the first pose
+    /// `shape + motion * t`, `t` in `[0, options.max_t]`, where the gap to the terrain reaches
+    /// `options.skin` with the motion going against the surface there, or `None`. The no-snag
+    /// rule and the options are [`ShapeCaster::cast`]'s; keep `options.keys` at its default,
+    /// [`FeatureKeys::Positions`](voxel_contacts::FeatureKeys::Positions), or chunk seams snag.
+    ///
+    /// The answer does not depend on the cache's state or the thread: candidates are gathered in
+    /// a fixed chunk order and ties are broken by it.
+    ///
+    /// # Errors
+    ///
+    /// [`PhysicsError::Contacts`] for a bad shape, motion or options (as [`ShapeCaster::cast`]);
+    /// [`PhysicsError::Broadphase`] for a shape too large for one broadphase query.
+    pub fn cast_shape(
+        &self,
+        shape: &Shape<'_>,
+        motion: Vec3,
+        options: &CastOptions,
+        scratch: &mut CastScratch,
+    ) -> Result<Option<TerrainCastHit>, PhysicsError> {
+        // Validates everything (a cast against no triangles still checks its input).
+        scratch.caster.cast(shape, motion, &voxel_contacts::Candidates::new(), options)?;
+        let base = shape.aabb();
+        // Only the part of the path where the shape's box meets the geometry (the world grown by
+        // one voxel below, as meshes reach) can hit anything.
+        let geometry = Aabb::new((self.world.min - glam::IVec3::ONE).as_vec3(), self.world.max.as_vec3());
+        let half = base.size() * 0.5 + options.skin + 1e-3;
+        let reach = Aabb::new(geometry.min - half, geometry.max + half);
+        let Some((start, end)) = reach.intersect_ray(&voxel_core::Ray::new(base.center(), motion), 0.0, options.max_t)
+        else {
+            return Ok(None);
+        };
+        let travel = motion.length() * (end - start);
+        let pieces = (travel / CAST_PIECE).ceil().clamp(1.0, 1e6) as u32;
+        let step = (end - start) / pieces as f32;
+        for k in 0..pieces {
+            let t0 = if k == 0 { 0.0f32.max(start) } else { start + step * k as f32 };
+            let t1 = if k + 1 == pieces { end } else { start + step * (k + 1) as f32 };
+            let moved = translated(shape, motion * t0);
+            let (lo, hi) = (base.min + motion * t0, base.max + motion * t0);
+            let swept = Aabb::new(lo, hi).union(&Aabb::new(lo + motion * (t1 - t0), hi + motion * (t1 - t0)));
+            let bounds = swept.grow(options.skin + 1e-3);
+            self.broadphase.query(&bounds, &mut scratch.gather.hits)?;
+            self.gather_candidates(&bounds, &mut scratch.gather);
+            // Only the cast's own start may stop at a penetration it began in.
+            let piece = CastOptions {
+                max_t: t1 - t0,
+                stop_at_penetration: options.stop_at_penetration && t0 == 0.0,
+                ..*options
+            };
+            if let Some(mut hit) = scratch.caster.cast(&moved, motion, &scratch.gather.candidates, &piece)? {
+                let source = scratch.gather.table[hit.triangle as usize];
+                hit.t += t0;
+                return Ok(Some(TerrainCastHit { hit, source }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// [`TerrainCollider::cast_shape`] for many casts in parallel (rayon); `out[i]` answers
+    /// `casts[i]`, the same answers whatever the thread count.
+    pub fn cast_shapes(
+        &self,
+        casts: &[ShapeCast<'_>],
+        options: &CastOptions,
+        out: &mut Vec<Result<Option<TerrainCastHit>, PhysicsError>>,
+    ) {
+        const CASTS_PER_TASK: usize = 64;
+        out.clear();
+        out.extend(casts.iter().map(|_| Ok(None)));
+        out.par_chunks_mut(CASTS_PER_TASK).zip(casts.par_chunks(CASTS_PER_TASK)).for_each_init(
+            CastScratch::new,
+            |scratch, (out, casts)| {
+                for (o, c) in out.iter_mut().zip(casts) {
+                    *o = self.cast_shape(&c.shape, c.motion, options, scratch);
+                }
+            },
+        );
+    }
+}
