@@ -94,6 +94,14 @@ fn hull_with(
     // Points within the tolerance of an earlier point are the same point (the seed's welding);
     // only representatives enter the hull.
     let reps = weld_points(&all, f64::from(tolerance));
+    if let [a, b] = reps[..] {
+        // Two representatives, every other point within the tolerance of one of them: all lie
+        // within the tolerance of the line through the two (points at 0 and 1e30 with a few near
+        // the origin, welded at the tolerance of 1e30's extent), and coincide only when the two
+        // do per axis, as `AllCoincident` says.
+        let spread = (all[a as usize] - all[b as usize]).abs().max_element();
+        return Err(if spread <= f64::from(tolerance) { HullError::AllCoincident } else { HullError::Collinear });
+    }
     let wide: Vec<DVec3> = reps.iter().map(|&i| all[i as usize]).collect();
     let mut raw = RawHull::default();
     build_hull(&wide, f64::from(tolerance), scratch, &mut raw).map_err(|d| match d {

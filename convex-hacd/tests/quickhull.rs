@@ -84,6 +84,44 @@ fn bad_input_gives_typed_errors() {
     assert_eq!(convex_hull(&[Vec3::ZERO; 4]), Err(HullError::AllCoincident));
 }
 
+/// Points at the origin and at 1e30 (issue 32): at the tolerance of that extent the points near
+/// the origin weld into one, two points are left, and the answer was `AllCoincident`. Two points
+/// farther apart than the tolerance are a line.
+#[test]
+fn two_far_apart_points_left_after_welding_are_a_line() {
+    let far = Vec3::new(0.0, 1e30, 0.0);
+    assert_eq!(convex_hull(&[Vec3::ZERO, far, Vec3::X, Vec3::Z, Vec3::ONE]), Err(HullError::Collinear));
+    assert_eq!(convex_hull_with_tolerance(&[Vec3::ZERO, far, Vec3::X, Vec3::Z], 0.1), Err(HullError::Collinear));
+    assert_eq!(convex_hull(&[Vec3::ZERO, far, far]), Err(HullError::Collinear));
+    // Three far corners still make a triangle, four a tetrahedron.
+    let hull = convex_hull(&[Vec3::ZERO, far, Vec3::new(1e30, 0.0, 0.0), Vec3::X]).unwrap();
+    assert!(hull.flat && hull.vertices.len() == 3);
+    let hull = convex_hull(&[Vec3::ZERO, far, Vec3::new(1e30, 0.0, 0.0), Vec3::new(0.0, 0.0, 1e30)]).unwrap();
+    assert!(!hull.flat && hull.vertices.len() == 4);
+    // Two points within the tolerance per axis but farther apart than it along the diagonal
+    // (welding keeps both) still coincide, as `AllCoincident` says.
+    let d = Vec3::new(0.8, 0.8, 0.0);
+    assert_eq!(convex_hull_with_tolerance(&[Vec3::ZERO, d, Vec3::ZERO], 1.0), Err(HullError::AllCoincident));
+}
+
+proptest! {
+    /// Any cloud near the origin with one point far away on a random axis at a huge distance: a
+    /// line at the tolerance of that extent (the cloud welds into one point), never coincident.
+    #[test]
+    fn a_cloud_and_one_far_point_are_a_line(
+        cloud in prop::collection::vec((-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0), 1..20),
+        axis in 0usize..3,
+        exponent in 8i32..38,
+    ) {
+        let mut points: Vec<Vec3> = cloud.into_iter().map(|(x, y, z)| Vec3::new(x, y, z)).collect();
+        let mut far = Vec3::ZERO;
+        far[axis] = 10f32.powi(exponent);
+        points.push(far);
+        points.push(Vec3::ZERO);
+        prop_assert_eq!(convex_hull(&points), Err(HullError::Collinear));
+    }
+}
+
 #[test]
 fn a_huge_offset_raises_the_tolerance_to_the_float_floor() {
     let o = Vec3::splat(1.0e6);
