@@ -154,7 +154,15 @@ fn stl_triangles(path: &Path, bytes: &[u8]) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)
         let text = String::from_utf8_lossy(bytes);
         let mut block = String::new();
         for line in text.lines() {
-            block.push_str(line);
+            // stl_io wants `solid` and one space; a tab or nothing after it (both valid ASCII
+            // STL) read as binary, "failed to fill whole buffer".
+            match line.trim_start().strip_prefix("solid") {
+                Some(name) if name.is_empty() || name.starts_with(char::is_whitespace) => {
+                    block.push_str("solid ");
+                    block.push_str(name.trim());
+                }
+                _ => block.push_str(line),
+            }
             block.push('\n');
             if line.trim_start().starts_with("endsolid") {
                 read_stl_block(path, block.as_bytes(), &mut corners)?;

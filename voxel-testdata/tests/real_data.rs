@@ -86,3 +86,20 @@ fn malformed_files_are_errors() {
     assert!(load_points(&testdata_file("meshes/cad/box-thick.obj")).is_err());
     assert!(load_mesh(&testdata_file("does-not-exist.obj")).is_err());
 }
+
+/// ASCII STL with a tab after `solid`, or nothing after it, is valid; stl_io alone read such a
+/// file as binary ("failed to fill whole buffer"). Written to a temporary file, as users'
+/// exporters write them.
+#[test]
+fn ascii_stl_with_a_tab_or_no_name_after_solid_loads() {
+    let facet = "facet normal 0 0 1\n outer loop\n  vertex 0 0 0\n  vertex 1 0 0\n  vertex 0 1 0\n endloop\nendfacet\n";
+    let dir = std::env::temp_dir().join(format!("voxel-testdata-stl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, header) in [("tab.stl", "solid\tpart"), ("bare.stl", "solid"), ("indented.stl", "  solid \t part  ")] {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("{header}\n{facet}{facet}endsolid part\n")).unwrap();
+        let mesh = load_mesh(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!((mesh.vertex_count(), mesh.triangle_count()), (3, 2), "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
