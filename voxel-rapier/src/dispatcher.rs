@@ -14,6 +14,7 @@ use parry3d::query::{
     ShapeCastOptions, Unsupported,
 };
 use parry3d::query::{ShapeDistance, ShapeIntersection};
+use parry3d::query::{TypedWorkspaceData, WorkspaceData};
 use parry3d::shape::{PackedFeatureId, Shape, TypedShape};
 use voxel_contacts::{
     Capsule as VCapsule, ContactOptions, ConvexPolyhedron as VConvex, Cuboid as VCuboid, FeatureKeys, Pose as VPose,
@@ -24,9 +25,9 @@ use voxel_physics::{ContactScratch, TerrainCollider};
 
 use crate::TerrainShape;
 
-/// Contacts whose normals agree to this cosine (about 5.7 degrees) share one manifold: rapier's
+/// Contacts whose normals agree to this cosine (about 1.8 degrees) share one manifold: rapier's
 /// solver pushes every point of a manifold along the manifold's one normal.
-const SAME_NORMAL_COS: f32 = 0.995;
+const SAME_NORMAL_COS: f32 = 0.9995;
 
 /// Converted convex hulls a thread keeps before it starts over.
 const MAX_CACHED_HULLS: usize = 1024;
@@ -69,6 +70,21 @@ impl TerrainDispatcher {
     /// `RapierContextSimulation::with_query_dispatcher` take.
     pub fn chained() -> QueryDispatcherChain<TerrainDispatcher, DefaultQueryDispatcher> {
         TerrainDispatcher.chain(DefaultQueryDispatcher)
+    }
+}
+
+/// The marker workspace of a terrain pair whose manifolds changed in number (see
+/// `contact_manifolds`); holds nothing.
+#[derive(Clone, Copy, Debug)]
+struct TerrainWorkspace;
+
+impl WorkspaceData for TerrainWorkspace {
+    fn as_typed_workspace_data(&self) -> TypedWorkspaceData<'_> {
+        TypedWorkspaceData::Custom
+    }
+
+    fn clone_dyn(&self) -> Box<dyn WorkspaceData> {
+        Box::new(*self)
     }
 }
 
@@ -432,9 +448,17 @@ where
     ) -> Result<(), Unsupported> {
         let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
         let mut found = Vec::new();
-        gather(&pair, prediction, voxel_contacts::MAX_POINTS, &mut found)?;
-        *workspace = None;
+        // Unreduced: the reduction to four points runs per manifold (per normal), or a box across
+        // a crease could keep four points on one face and none on the other.
+        gather(&pair, prediction, 0, &mut found)?;
+        let before = manifolds.len();
         build_manifolds(&pair, &found, manifolds);
+        // A pair with one manifold reuses it, so rapier can update its solver contact graph in
+        // place. With several (rapier then also clusters them), or when one is dropped, the
+        // ordinals are not stable and rapier must rebuild the graph: a workspace marks the pair
+        // as composite for that step, as parry's own mesh pairs always are.
+        let composite = before > 1 || manifolds.len() > 1 || manifolds.len() < before;
+        *workspace = composite.then(|| ContactManifoldsWorkspace(Box::new(TerrainWorkspace)));
         Ok(())
     }
 
@@ -519,4 +543,58 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy>(
         }
         manifolds[slot].points.push(point);
     }
+    for m in manifolds.iter_mut() {
+        reduce(&mut m.points, pair.flipped);
+    }
+}
+
+/// Keeps at most [`MAX_POINTS`](voxel_contacts::MAX_POINTS) points of a manifold: the deepest, the
+/// farthest from it, the one making the largest triangle with those two, then the one adding the
+/// most area (voxel-contacts' own reduction, run per manifold). `flipped` says which side's
+/// points are the terrain's.
+fn reduce<D: Copy>(points: &mut Vec<parry3d::query::TrackedContact<D>>, flipped: bool) {
+    if points.len() <= voxel_contacts::MAX_POINTS {
+        return;
+    }
+    let at = |p: &parry3d::query::TrackedContact<D>| if flipped { p.local_p2 } else { p.local_p1 };
+    let argmax = |key: &dyn Fn(&parry3d::query::TrackedContact<D>) -> f32| {
+        let mut best = (0, f32::NEG_INFINITY);
+        for (i, p) in points.iter().enumerate() {
+            let k = key(p);
+            if k > best.1 {
+                best = (i, k);
+            }
+        }
+        best
+    };
+    let mut keep = Vec::with_capacity(4);
+    let (i0, _) = argmax(&|p| -p.dist);
+    keep.push(i0);
+    let p0 = at(&points[i0]);
+    let (i1, d1) = argmax(&|p| at(p).distance_squared(p0));
+    if d1 > 0.0 {
+        keep.push(i1);
+        let p1 = at(&points[i1]);
+        let (i2, a2) = argmax(&|p| (p1 - p0).cross(at(p) - p0).length_squared());
+        if a2 > 0.0 {
+            keep.push(i2);
+            let p2 = at(&points[i2]);
+            let base = (p1 - p0).cross(p2 - p0).length();
+            let added = |p: Vec3| {
+                (p0 - p).cross(p1 - p).length() + (p1 - p).cross(p2 - p).length() + (p2 - p).cross(p0 - p).length()
+                    - base
+            };
+            let (i3, a3) = argmax(&|p| added(at(p)));
+            if a3 > 1e-6 * base {
+                keep.push(i3);
+            }
+        }
+    }
+    keep.sort_unstable();
+    let mut k = 0;
+    points.retain(|_| {
+        let kept = keep.binary_search(&k).is_ok();
+        k += 1;
+        kept
+    });
 }

@@ -50,6 +50,7 @@
 
 mod dispatcher;
 mod edit;
+pub mod reference;
 mod shape;
 
 pub use dispatcher::TerrainDispatcher;
