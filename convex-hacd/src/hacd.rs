@@ -69,6 +69,10 @@ pub struct DecomposeOptions {
     /// notch beside its triangles, where no sample's ray runs. Between the points checked, a face
     /// can stand up to about 0.7 spacings farther out. After splits, the distance phase runs again
     /// over the parts (merging what does not stick out), and the hulls it merged are checked again.
+    /// A part closed but for small holes (the parts turned outward when wound inward) is judged
+    /// by its closed twin: the lids over its holes count as surface, so a hull spanning a small
+    /// hole is not split (a sphere missing three triangles: 1 hull, as closed, where splitting
+    /// made 44 to 135; [`tightness`](crate::tightness) still counts the lid as outside).
     /// The recorder keeps the collapses a split undid. Default 0.016 (leaving 0.4% of the
     /// diagonal below the promised 2% for the faces between the points checked); 0 turns the
     /// check off, and so does [`max_hulls`](Self::max_hulls) (a split would break the cap).
@@ -879,7 +883,9 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     // of the check's bound, and the nodes it merged are checked again.
     let mut protrusion_splits = 0;
     if options.max_protrusion > 0.0 && options.max_hulls.is_none() && !prep.triangles.is_empty() {
-        let mut check = Protrusion::new(&samples, &prep, &tris, f64::from(options.max_protrusion), spacing);
+        // The winding number of the check sees the lids over small holes: the part's closed twin.
+        let closed: Vec<[DVec3; 3]> = tris.iter().chain(&prep.lids).copied().collect();
+        let mut check = Protrusion::new(&samples, &prep, &tris, &closed, f64::from(options.max_protrusion), spacing);
         // Merging again within the check's bound too: where the bound is below the phase's (a long
         // part's diagonal is near the cube's side, and 0.016 of it under 20), the phase would
         // merge what the check split.

@@ -13,7 +13,7 @@
 use glam::DVec3;
 
 use crate::concavity::{Nearest, Samples, Visited, sample_triangle};
-use crate::metrics::{Surface, bounds};
+use crate::metrics::{Surface, bounds, closest_on_triangle};
 use crate::quantize::Prepared;
 
 /// The most grid cells (two bits each). With the default bound (a fraction of the diagonal) about
@@ -97,8 +97,11 @@ impl Bits {
 pub(crate) struct Protrusion<'a> {
     samples: &'a Samples,
     mesh: &'a Prepared,
-    /// The input's triangles, for the winding number's [`Surface`], built when first needed.
+    /// The input's triangles.
     tris: &'a [[DVec3; 3]],
+    /// The input's triangles and the lids over the small holes of its closed parts
+    /// ([`Prepared::lids`]), for the winding number's [`Surface`], built when first needed.
+    closed: &'a [[DVec3; 3]],
     surface: Option<Surface<'a>>,
     seen: Visited,
     /// The largest distance outside the input a hull point may lie at.
@@ -119,11 +122,12 @@ pub(crate) struct Protrusion<'a> {
 impl<'a> Protrusion<'a> {
     /// The check of hulls against the prepared input `mesh` (its triangles' corners in `tris`)
     /// and its `samples`, with a bound of `fraction` of the input's box diagonal at points
-    /// `spacing` apart.
+    /// `spacing` apart. `closed` is `tris` followed by the mesh's lids.
     pub(crate) fn new(
         samples: &'a Samples,
         mesh: &'a Prepared,
         tris: &'a [[DVec3; 3]],
+        closed: &'a [[DVec3; 3]],
         fraction: f64,
         spacing: f64,
     ) -> Self {
@@ -146,6 +150,7 @@ impl<'a> Protrusion<'a> {
             samples,
             mesh,
             tris,
+            closed,
             surface: None,
             seen: Visited::default(),
             limit,
@@ -266,7 +271,7 @@ impl<'a> Protrusion<'a> {
     /// Whether `x`, at least `d` from the surface, is outside the input by the winding number, as
     /// [`tightness`](crate::tightness) has it; marks the cells around a point well inside.
     fn winding_outside(&mut self, x: DVec3, d: f64) -> bool {
-        let tris = self.tris;
+        let tris = self.closed;
         let surface = self.surface.get_or_insert_with(|| {
             let (lo, hi) = bounds(tris.iter().flatten());
             Surface::new(tris, lo, hi)
@@ -279,6 +284,16 @@ impl<'a> Protrusion<'a> {
             self.mark_inside(x, d);
         }
         w < 0.5
+    }
+
+    /// Whether `x` lies within the limit of a lid over a small hole of a closed part: such a
+    /// point is on the surface of the part's closed twin. A hull spanning a small hole (a sphere
+    /// missing three triangles) would otherwise be split, and its parts again, down to the
+    /// triangles around the hole (135 hulls where the closed sphere has one).
+    fn near_lid(&self, x: DVec3) -> bool {
+        let lids = &self.closed[self.tris.len()..];
+        let rr = self.limit * self.limit;
+        lids.iter().any(|&[a, b, c]| x.distance_squared(closest_on_triangle(x, a, b, c)) <= rr)
     }
 
     /// Whether the hull (`triangles` over `points`, each corner an input vertex) has a point, of
@@ -316,17 +331,12 @@ impl<'a> Protrusion<'a> {
                 // would only cost (an open box's missing lid: 500 units from any sample).
                 let far = limit + MARK_REACH as f64 * self.cell * 3f64.sqrt();
                 let nearest = self.samples.surface_nearest(x, far, 1.5 * self.spacing, self.mesh, &mut self.seen);
-                match nearest {
-                    Some(nearest) => {
-                        if nearest.distance > limit && self.outside(x, &nearest) {
-                            return true;
-                        }
-                    }
-                    None => {
-                        if self.winding_outside(x, far) {
-                            return true;
-                        }
-                    }
+                let out = match nearest {
+                    Some(nearest) => nearest.distance > limit && self.outside(x, &nearest),
+                    None => self.winding_outside(x, far),
+                };
+                if out && !self.near_lid(x) {
+                    return true;
                 }
             }
         }
@@ -366,7 +376,7 @@ mod tests {
         let prep = prepare(input, 1000.0, 0.1);
         let samples = Samples::new(&prep, 10.0);
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
-        let mut check = Protrusion::new(&samples, &prep, &tris, bound_25(&tris), 10.0);
+        let mut check = Protrusion::new(&samples, &prep, &tris, &tris, bound_25(&tris), 10.0);
         assert!((check.limit() - 25.0).abs() < 1e-9);
         f(&mut check);
     }
@@ -442,7 +452,7 @@ mod tests {
         let tris: Vec<[DVec3; 3]> = prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect();
         let (lo, hi) = bounds(tris.iter().flatten());
         let surface = Surface::new(&tris, lo, hi);
-        let mut check = Protrusion::new(&samples, &prep, &tris, bound_25(&tris), 10.0);
+        let mut check = Protrusion::new(&samples, &prep, &tris, &tris, bound_25(&tris), 10.0);
         assert!((check.limit() - 25.0).abs() < 1e-9);
         // The blade's edge in the cube: the prepared prism spans x over 1000 units, the edge at
         // its largest x.

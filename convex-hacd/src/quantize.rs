@@ -34,6 +34,10 @@ pub(crate) struct Prepared {
     /// `orient_outward`), and none of its corners lies on a boundary edge; empty when there are
     /// no triangles.
     pub solid: Vec<bool>,
+    /// Lids over the holes of the parts [`orient_outward`] may turn (closed but for small holes,
+    /// of one winding, holding a volume): per boundary loop, a fan from the loop's centre, wound
+    /// to close the part. Only the final protrusion check uses them (see `protrusion`).
+    pub lids: Vec<[DVec3; 3]>,
 }
 
 /// Scales, welds and filters `mesh`. `cube` is the side of the working cube, `s` the quantization
@@ -219,6 +223,7 @@ fn orient_outward(out: &mut Prepared) {
         }
     }
     out.solid = Vec::with_capacity(n);
+    let mut lidded = vec![false; n];
     for (tri, &r) in out.triangles.iter_mut().zip(&roots) {
         let closed = f64::from(boundary[r]) <= CLOSED_ENOUGH * f64::from(total[r]);
         // A volume that is rounding (a double-sided sheet's two sides cancel) says nothing: a
@@ -230,7 +235,48 @@ fn orient_outward(out: &mut Prepared) {
         if closed && small_holes && !is_mixed[r] && -volume[r] > holds {
             tri.swap(1, 2);
         }
+        lidded[r] = closed && small_holes && !is_mixed[r] && volume[r].abs() > holds && boundary[r] > 0;
         out.solid.push(closed && !is_mixed[r] && volume[r].abs() > holds && !tri.iter().any(|&v| open[v as usize]));
+    }
+    // The lids: the boundary edges of lidded parts as their (now outward) triangles run them,
+    // chained into loops in a fixed order (sorted), each closed by a fan from its centre that
+    // runs every edge the other way.
+    let mut rims: Vec<(u32, u32)> = Vec::new();
+    for (tri, &r) in out.triangles.iter().zip(&roots) {
+        if lidded[r] {
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                if edges.get(&(a.min(b), a.max(b))).is_some_and(|e| e.2 == 1) {
+                    rims.push((a, b));
+                }
+            }
+        }
+    }
+    rims.sort_unstable();
+    let mut used = vec![false; rims.len()];
+    let mut chain = Vec::new();
+    for start in 0..rims.len() {
+        if used[start] {
+            continue;
+        }
+        chain.clear();
+        let mut at = start;
+        loop {
+            used[at] = true;
+            chain.push(rims[at]);
+            let to = rims[at].1;
+            if to == rims[start].0 {
+                break;
+            }
+            // The first unused edge leaving `to` (a pinched rim has several).
+            let from = rims.partition_point(|e| e.0 < to);
+            match (from..rims.len()).take_while(|&k| rims[k].0 == to).find(|&k| !used[k]) {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        let c = chain.iter().map(|e| out.positions[e.0 as usize]).sum::<DVec3>() / chain.len() as f64;
+        out.lids.extend(chain.iter().map(|&(a, b)| [c, out.positions[b as usize], out.positions[a as usize]]));
     }
 }
 
