@@ -11,17 +11,17 @@ use parry3d::query::details::NormalConstraints;
 use parry3d::query::{
     ClosestPoints, Contact as ParryContact, ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher,
     NonlinearRigidMotion, PersistentQueryDispatcher, QueryDispatcher, QueryDispatcherChain, ShapeCastHit,
-    ShapeCastOptions, Unsupported,
+    ShapeCastOptions, ShapeCastStatus, Unsupported,
 };
 use parry3d::query::{ShapeDistance, ShapeIntersection};
 use parry3d::query::{TypedWorkspaceData, WorkspaceData};
 use parry3d::shape::{PackedFeatureId, Shape, TypedShape};
 use voxel_contacts::{
-    Capsule as VCapsule, ContactOptions, ConvexPolyhedron as VConvex, Cuboid as VCuboid, FeatureKeys, Pose as VPose,
-    Shape as VShape, Sphere,
+    Capsule as VCapsule, CastHit, CastOptions, ContactOptions, ConvexPolyhedron as VConvex, Cuboid as VCuboid,
+    FeatureKeys, Pose as VPose, Shape as VShape, Sphere,
 };
 use voxel_core::{Contact, Feature, TriangleSource};
-use voxel_physics::{ContactScratch, TerrainCollider};
+use voxel_physics::{CastScratch, ContactScratch, TerrainCollider};
 
 use crate::TerrainShape;
 
@@ -55,8 +55,13 @@ const MAX_CACHED_HULLS: usize = 1024;
 ///   (an empty answer, not an error).
 /// - `contact`: the deepest of those contacts, or `None` past `prediction`.
 /// - `intersection_test`: whether any contact has a depth `>= 0` (used for sensors).
-/// - `cast_shapes`, `cast_shapes_nonlinear` (CCD), `distance`, `closest_points`: [`Unsupported`]
-///   for terrain pairs. rapier treats an unsupported CCD query as no impact, so a body faster than
+/// - `cast_shapes` (rapier's `QueryPipeline::cast_shape`, its `KinematicCharacterController`):
+///   [`TerrainCollider::cast_shape`] (voxel-contacts' sweep with position keys, so a chunk seam
+///   never snags), per part of a compound, the earliest hit; `target_distance` is the sweep's
+///   skin. Witnesses and normals in each shape's own frame, the moving shape at the time of
+///   impact. A non-finite motion or bad options cast nothing (`None`).
+/// - `cast_shapes_nonlinear` (rapier's CCD), `distance`, `closest_points`: [`Unsupported`] for
+///   terrain pairs. rapier treats an unsupported CCD query as no impact, so a body faster than
 ///   about its own size per step may pass through thin terrain; bodies that fall are caught by
 ///   the next step's contacts as long as they end inside or near the surface.
 /// - Any pair without a terrain shape, or with a shape kind above not listed: [`Unsupported`],
@@ -93,6 +98,7 @@ impl WorkspaceData for TerrainWorkspace {
 pub(crate) struct Scratch {
     pub(crate) scratch: ContactScratch,
     pub(crate) contacts: Vec<Contact>,
+    cast: CastScratch,
     hulls: AHashMap<usize, (u64, Arc<VConvex>)>,
 }
 
@@ -413,8 +419,60 @@ impl QueryDispatcher for TerrainDispatcher {
         g2: &dyn Shape,
         options: ShapeCastOptions,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
-        let _ = (pos12, local_vel12, g1, g2, options);
-        Err(Unsupported)
+        let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
+        let mut list = Vec::new();
+        parts(pair.other, &mut list)?;
+        // The other shape's motion relative to the terrain, in the terrain's frame.
+        let motion = if pair.flipped { -(pair.pose.rotation * local_vel12) } else { local_vel12 };
+        let max_t = options.max_time_of_impact;
+        let skin = options.target_distance;
+        if !(motion.is_finite() && max_t.is_finite() && max_t >= 0.0 && skin.is_finite() && skin >= 0.0) {
+            return Ok(None);
+        }
+        let cast_options =
+            CastOptions { max_t, skin, stop_at_penetration: options.stop_at_penetration, keys: FeatureKeys::Positions };
+        let collider = pair.terrain.read();
+        let best = with_scratch(|s| {
+            let mut best: Option<(CastHit, u32)> = None;
+            for part in &list {
+                let pose = pair.pose * part.local;
+                let mut hull = None;
+                let Some(shape) = convex_part(part.shape, &pose, &mut hull, &mut s.hulls) else {
+                    continue;
+                };
+                // A bad shape or motion casts nothing (as it gets no contact).
+                if let Ok(Some(hit)) = collider.cast_shape(&shape, motion, &cast_options, &mut s.cast)
+                    && best.is_none_or(|b| hit.hit.t < b.0.t)
+                {
+                    best = Some((hit.hit, part.index));
+                }
+            }
+            best
+        });
+        let Some((hit, part)) = best else {
+            return Ok(None);
+        };
+        // Both witnesses and normals in their shape's own (unmoved) frame.
+        let on_terrain = hit.point;
+        let moved = Pose::from_parts(pair.pose.translation + motion * hit.t, pair.pose.rotation);
+        let on_other = moved.inverse_transform_point(hit.point - hit.normal * hit.depth);
+        let n_other = rotate_inv(pair.pose.rotation, -hit.normal);
+        let status = if hit.t <= 0.0 && hit.depth > -skin {
+            ShapeCastStatus::PenetratingOrWithinTargetDist
+        } else {
+            ShapeCastStatus::Converged
+        };
+        let out = ShapeCastHit {
+            time_of_impact: hit.t,
+            witness1: on_terrain,
+            witness2: on_other,
+            normal1: hit.normal,
+            normal2: n_other,
+            status,
+            subshape1: 0,
+            subshape2: part,
+        };
+        Ok(Some(if pair.flipped { out.swapped() } else { out }))
     }
 
     fn cast_shapes_nonlinear(

@@ -48,11 +48,13 @@
 
 #![forbid(unsafe_code)]
 
+mod character;
 mod dispatcher;
 mod edit;
 pub mod reference;
 mod shape;
 
+pub use character::snap_to_ground;
 pub use dispatcher::TerrainDispatcher;
 pub use edit::{island_body, terrain_changed};
 pub use shape::TerrainShape;
