@@ -137,10 +137,28 @@ impl Broadphase {
     /// Builds the chunks covering `region` (voxel coordinates) and its one-voxel halo from `source`
     /// (a chunk just outside the region can touch geometry made from voxels inside it). Chunks are
     /// built in blocks, in parallel with the `parallel` feature.
+    ///
+    /// Only the part of `region` that the source's [`VoxelSource::bounds`] overlaps is visited
+    /// (grown by the halo), and a block of chunks the source's hint calls uniform costs a few bytes
+    /// while it is built, so empty space costs (almost) nothing: memory follows the chunks holding
+    /// solid or water (64 or 128 bytes each) plus a 4-byte entry per chunk of the visited box.
+    ///
+    /// # Errors
+    ///
+    /// [`BroadphaseError::InvalidAabb`] for a region reaching past [`MAX_COORDINATE`];
+    /// [`BroadphaseError::TooLarge`] when the visited box (the region grown by one voxel, cut to
+    /// the source's bounds grown by one) spans more than 64 x [`MAX_QUERY_CHUNKS`] = 2^22 chunks
+    /// (2^31 voxels, for example a store with voxels all over 2048 x 512 x 2048).
     pub fn build<S: VoxelSource + Sync>(source: &S, region: VoxelBox) -> Result<Self, BroadphaseError> {
         let mut bp = Self::new();
-        // Chunks just outside the region read voxels inside it through their halo.
-        let keys = region.grow(1).chunk_keys(CHUNK_EDGE);
+        // Chunks just outside the region read voxels inside it through their halo; chunks whose
+        // read misses the source's bounds are empty.
+        let mut visit = region.grow(1);
+        check_keys(visit.chunk_keys(CHUNK_EDGE))?;
+        if let Some(bounds) = source.bounds() {
+            visit = visit.intersection(&bounds.grow(1));
+        }
+        let keys = visit.chunk_keys(CHUNK_EDGE);
         bp.chunks = ChunkIndex::with_grid(keys);
         bp.rebuild_chunks(source, keys)?;
         // The mask slots grew by doubling; a built world keeps only what it uses.
@@ -168,19 +186,32 @@ impl Broadphase {
     }
 
     fn rebuild_chunks<S: VoxelSource + Sync>(&mut self, source: &S, keys: VoxelBox) -> Result<usize, BroadphaseError> {
-        // Chunks beyond MAX_COORDINATE are refused, so chunk and voxel arithmetic cannot overflow.
-        let limit = IVec3::splat((MAX_COORDINATE as i32) / CHUNK_EDGE);
-        if keys.min.cmplt(-limit).any() || keys.max.cmpgt(limit).any() {
-            return Err(BroadphaseError::InvalidAabb);
-        }
+        check_keys(keys)?;
         if keys.volume() > MAX_QUERY_CHUNKS * 64 {
             return Err(BroadphaseError::TooLarge);
         }
         let codes = masks::phase_codes(source.phase_table());
         let built = build_blocks(source, keys, &codes, &mut self.scratch);
-        let count = built.len();
-        for (key, result) in built {
-            self.set_chunk(key, result);
+        let mut count = 0;
+        for block in built {
+            match block {
+                BlockBuilt::Uniform(block_keys, code) => {
+                    let built = uniform_built(code);
+                    for key in block_keys.iter() {
+                        self.set_chunk(key, built);
+                        count += 1;
+                    }
+                }
+                BlockBuilt::Chunks(block_keys, chunks) => {
+                    // `chunks` holds the non-empty chunks in key order; the others are empty.
+                    let mut chunks = chunks.into_iter().peekable();
+                    for key in block_keys.iter() {
+                        let built = chunks.next_if(|(k, _)| *k == key).map(|(_, b)| b);
+                        self.set_chunk(key, built);
+                        count += 1;
+                    }
+                }
+            }
         }
         Ok(count)
     }
@@ -265,6 +296,15 @@ impl Default for Broadphase {
     }
 }
 
+/// Refuses chunk keys beyond MAX_COORDINATE, so chunk and voxel arithmetic cannot overflow.
+fn check_keys(keys: VoxelBox) -> Result<(), BroadphaseError> {
+    let limit = IVec3::splat((MAX_COORDINATE as i32) / CHUNK_EDGE);
+    if keys.min.cmplt(-limit).any() || keys.max.cmpgt(limit).any() {
+        return Err(BroadphaseError::InvalidAabb);
+    }
+    Ok(())
+}
+
 /// The class of a built chunk: empty when neither mask has a bit (no solid or water anywhere in
 /// the 10^3 read), full when the whole read is one phase.
 fn classify(b: &Built) -> Option<ChunkClass> {
@@ -277,6 +317,18 @@ fn classify(b: &Built) -> Option<ChunkClass> {
     } else {
         Some(ChunkClass::Partial)
     }
+}
+
+/// The result of a chunk whose whole read is voxels of phase code `code` (0: empty).
+fn uniform_built(code: u8) -> Option<Built> {
+    let pick = |bit: u8| if code & bit != 0 { SliceMask::FULL } else { SliceMask::default() };
+    let (solid, water) = (code & masks::SOLID != 0, code & masks::WATER != 0);
+    (code != 0).then_some(Built {
+        solid: pick(masks::SOLID),
+        water: pick(masks::WATER),
+        all_solid: solid,
+        all_water: water,
+    })
 }
 
 /// Chunks are built in blocks of `BLOCK`^3: one read of the block plus its 1-voxel halo serves all
@@ -294,6 +346,17 @@ struct BlockScratch {
     rows: Box<BlockRows<BLOCK_ROWS>>,
 }
 
+/// What one block's build gave.
+enum BlockBuilt {
+    /// Every chunk of these keys is the same (the source's hint said the block's read is uniform):
+    /// the voxels' phase code for all of them, so a block of empty space takes a few bytes, not 64
+    /// results.
+    Uniform(VoxelBox, u8),
+    /// The block's keys, and the result of each chunk of them that is not empty (in key order):
+    /// a block of mostly empty chunks read from a source without hints costs what it holds.
+    Chunks(VoxelBox, Vec<(IVec3, Built)>),
+}
+
 /// Builds the masks of every chunk key in `keys`, block by block (in parallel with the `parallel`
 /// feature), in block order then key order. Uniform reads (the source's hint) are classified
 /// without reading.
@@ -302,50 +365,49 @@ fn build_blocks<S: VoxelSource + Sync>(
     keys: VoxelBox,
     codes: &[u8; 256],
     scratch: &mut Vec<Voxel>,
-) -> Vec<(IVec3, Option<Built>)> {
+) -> Vec<BlockBuilt> {
     let blocks: Vec<IVec3> = VoxelBox::new(
         keys.min.div_euclid(IVec3::splat(BLOCK)),
         (keys.max - IVec3::ONE).div_euclid(IVec3::splat(BLOCK)) + IVec3::ONE,
     )
     .iter()
     .collect();
-    let one = |block: &IVec3, scratch: &mut BlockScratch| -> Vec<(IVec3, Option<Built>)> {
+    let one = |block: &IVec3, scratch: &mut BlockScratch| -> BlockBuilt {
         let block_keys = VoxelBox::from_min_size(*block * BLOCK, IVec3::splat(BLOCK)).intersection(&keys);
         let read = VoxelBox::new(block_keys.min * CHUNK_EDGE, block_keys.max * CHUNK_EDGE).grow(1);
         // A uniform read (the source's hint, from its metadata) needs no voxels and no masks.
         if let RegionHint::Uniform(v) = source.region_hint(read) {
             let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
-            let pick = |bit: u8| if code & bit != 0 { SliceMask::FULL } else { SliceMask::default() };
-            let (solid, water) = (code & masks::SOLID != 0, code & masks::WATER != 0);
-            let built =
-                Built { solid: pick(masks::SOLID), water: pick(masks::WATER), all_solid: solid, all_water: water };
-            return block_keys.iter().map(|k| (k, (code != 0).then_some(built))).collect();
+            return BlockBuilt::Uniform(block_keys, code);
         }
         if source.read_region(read, &mut scratch.voxels).is_err() {
-            return block_keys.iter().map(|k| (k, None)).collect();
+            return BlockBuilt::Uniform(block_keys, 0);
         }
         let size = read.size().as_uvec3();
         scratch.rows.fill(&scratch.voxels, [size.x as usize, size.y as usize, size.z as usize], codes);
-        block_keys
-            .iter()
-            .map(|k| {
-                let at = (k * CHUNK_EDGE - IVec3::ONE - read.min).as_uvec3();
-                (k, Some(scratch.rows.chunk([at.x as usize, at.y as usize, at.z as usize])))
-            })
-            .collect()
+        BlockBuilt::Chunks(
+            block_keys,
+            block_keys
+                .iter()
+                .map(|k| {
+                    let at = (k * CHUNK_EDGE - IVec3::ONE - read.min).as_uvec3();
+                    (k, scratch.rows.chunk([at.x as usize, at.y as usize, at.z as usize]))
+                })
+                .filter(|(_, built)| classify(built).is_some())
+                .collect(),
+        )
     };
     #[cfg(feature = "parallel")]
-    let per_block: Vec<Vec<(IVec3, Option<Built>)>> = {
+    {
         use rayon::prelude::*;
         let _ = scratch;
         blocks.par_iter().map_init(BlockScratch::default, |s, b| one(b, s)).collect()
-    };
+    }
     #[cfg(not(feature = "parallel"))]
-    let per_block: Vec<Vec<(IVec3, Option<Built>)>> = {
+    {
         let mut s = BlockScratch { voxels: std::mem::take(scratch), ..BlockScratch::default() };
         let built = blocks.iter().map(|b| one(b, &mut s)).collect();
         *scratch = s.voxels;
         built
-    };
-    per_block.into_iter().flatten().collect()
+    }
 }

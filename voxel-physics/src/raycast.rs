@@ -14,8 +14,13 @@
 //! lies before the current box's exit, since every point before it lies in a box already visited,
 //! whose owners were all asked.
 //!
-//! Precision: `t` is computed from the ray's origin in `f32`, as the kD tree does; origins within
-//! about 2^20 voxels of the world keep sub-voxel accuracy.
+//! Precision: `t` is computed from the ray's origin in `f32`, as the kD tree does. An origin more
+//! than [`FAR_ORIGIN`](voxel_raymarch::FAR_ORIGIN) voxels outside the geometry's box is first moved
+//! next to it in `f64` ([`voxel_raymarch::clip_far_ray`]), so a ray from `x = 1e8` hits where a ray
+//! from nearby on the same line hits (it landed 8 voxels off before, and from `1e30` missed); only
+//! its `t` keeps the precision of a large number. An origin so far that even `f64` cannot place
+//! the entry within 1/1024 voxel (about 2^40 voxels off on an axis the ray does not enter through)
+//! hits nothing.
 
 use std::sync::Arc;
 
@@ -23,7 +28,7 @@ use glam::{IVec3, Vec3};
 use rayon::prelude::*;
 use voxel_core::{Aabb, Ray, TriangleSource};
 use voxel_kdtree::Scratch;
-use voxel_raymarch::Cast;
+use voxel_raymarch::{Cast, FarRay, clip_far_ray};
 
 use crate::TerrainCollider;
 use crate::cache::{ChunkShape, PHYSICS_CHUNK_EDGE};
@@ -95,6 +100,16 @@ impl TerrainCollider {
         }
         // Every mesh lies in the world grown by one voxel below (see the module docs).
         let geometry = Aabb::new((self.world.min - IVec3::ONE).as_vec3(), self.world.max.as_vec3());
+        match clip_far_ray(ray, max_t, geometry) {
+            FarRay::Near => {}
+            FarRay::Miss => return None,
+            // The moved ray starts a voxel from the box: near, so this recursion ends there.
+            FarRay::Moved { ray: moved, max_t, shift } => {
+                let mut hit = self.raycast_with(&moved, max_t, scratch)?;
+                hit.t = (shift + f64::from(hit.t)) as f32;
+                return Some(hit);
+            }
+        }
         let (t0, t1) = geometry.intersect_ray(ray, 0.0, max_t)?;
         let edge = PHYSICS_CHUNK_EDGE;
         let kmin = (self.world.min - IVec3::ONE).div_euclid(IVec3::splat(edge));

@@ -131,6 +131,67 @@ fn bad_rays_hit_nothing() {
     assert!(c.raycast(&Ray::new(Vec3::new(20.0, 60.0, 20.0), Vec3::Y), f32::INFINITY).is_none());
 }
 
+/// A ray from far away hits where a ray from nearby on the same line hits, for the smooth surface
+/// and for ray marching. From `x = 1e8` towards a 64-wide world the smooth hit was at `x = 72`
+/// (the world's side is at 63.3) and from `1e30` nothing was hit.
+#[test]
+fn far_origins_get_the_near_answer() {
+    let (store, world) = flat(IVec3::new(64, 24, 64), 16);
+    let c = collider(store, world);
+    // Straight along -x, below the ground's top, onto the world's side face: the answer of the
+    // same ray from x = 100.
+    let near = Ray::new(Vec3::new(100.0, 10.3, 20.7), Vec3::NEG_X);
+    let expect = c.raycast(&near, f32::INFINITY).unwrap();
+    assert!(expect.normal.x > 0.99 && (expect.point.x - 63.4).abs() < 0.2, "{expect:?}");
+    let expect_voxel = c.raymarch(&near, f32::INFINITY).unwrap();
+    assert_eq!((expect_voxel.voxel, expect_voxel.point), (IVec3::new(63, 10, 20), Vec3::new(64.0, 10.3, 20.7)));
+    for far in [1e5f32, 1e8, 1e12, 1e30] {
+        let ray = Ray::new(Vec3::new(far, 10.3, 20.7), Vec3::NEG_X);
+        let hit = c.raycast(&ray, f32::INFINITY).unwrap_or_else(|| panic!("from {far}: no hit"));
+        assert!((hit.point - expect.point).abs().max_element() < 1e-4, "from {far}: {hit:?}");
+        assert_eq!((hit.chunk, hit.triangle, hit.normal), (expect.chunk, expect.triangle, expect.normal), "from {far}");
+        let t = f64::from(far) - 100.0 + f64::from(expect.t);
+        assert!((f64::from(hit.t) - t).abs() <= 1e-6 * t, "from {far}: t {} against {t}", hit.t);
+        let marched = c.raymarch(&ray, f32::INFINITY).unwrap_or_else(|| panic!("from {far}: no voxel"));
+        assert_eq!(
+            (marched.voxel, marched.point, marched.face),
+            (expect_voxel.voxel, expect_voxel.point, expect_voxel.face)
+        );
+        // max_t still counts from the far origin.
+        let short = far * 0.999;
+        assert!(c.raycast(&ray, short).is_none() && c.raymarch(&ray, short).is_none(), "from {far}");
+    }
+    // Slanted rays from far corners: the answer of a ray on the same line from 300 voxels off,
+    // computed from the far ray's own (f32) origin and direction in f64.
+    let mut rng = Rng(41);
+    let mut hits = 0;
+    for i in 0..200 {
+        let target = Vec3::new(rng.range(4.0, 60.0), rng.range(0.0, 16.0), rng.range(4.0, 60.0));
+        let far = [1e6f32, 1e8, 3e9][i % 3];
+        let dir = Vec3::new(rng.range(-1.0, 1.0), -rng.range(0.2, 1.0), rng.range(-1.0, 1.0)).normalize();
+        let ray = Ray::new(target - dir * far, dir);
+        let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+        // The far ray's line 300 voxels before the point nearest to the target (above the ground).
+        let t_near = (target.as_dvec3() - o).dot(d) / d.length_squared() - 300.0 / d.length();
+        let p = o + d * t_near;
+        let near = Ray::new(Vec3::new(p.x as f32, p.y as f32, p.z as f32), dir);
+        let (a, b) = (c.raycast(&ray, f32::INFINITY), c.raycast(&near, f32::INFINITY));
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                hits += 1;
+                assert!((a.point - b.point).abs().max_element() < 1e-2, "{ray:?}: {a:?} against {b:?}");
+                let t = t_near + f64::from(b.t);
+                assert!((f64::from(a.t) - t).abs() <= 1e-6 * t, "{ray:?}: t {} against {t}", a.t);
+            }
+            (None, None) => {}
+            _ => panic!("{ray:?}: far {a:?}, near {b:?}"),
+        }
+        let (a, b) = (c.raymarch(&ray, f32::INFINITY), c.raymarch(&near, f32::INFINITY));
+        assert_eq!(a.map(|h| h.voxel), b.map(|h| h.voxel), "{ray:?}");
+    }
+    assert!(hits > 100, "most slanted rays land on the ground ({hits})");
+}
+
 #[test]
 fn an_empty_world_hits_nothing() {
     let world = VoxelBox::new(IVec3::ZERO, IVec3::splat(16));

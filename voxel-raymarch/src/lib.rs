@@ -44,6 +44,11 @@
 //! - **Ties** (a ray through an edge or a corner) are walked in axis order x, y, z: the ray visits
 //!   the edge's neighbours one axis at a time, so it never slips diagonally between two solid
 //!   voxels that share only an edge.
+//! - **Far origins** (more than [`FAR_ORIGIN`] voxels outside the solid voxels' box) are moved next
+//!   to that box in `f64` first ([`clip_far_ray`]), so a ray from `x = 1e8` finds what a ray from
+//!   nearby finds; only its `t` keeps the precision of a large number. An origin so far that even
+//!   `f64` cannot place the entry within 1/1024 voxel (about 2^40 voxels off on an axis the ray
+//!   does not enter through) hits nothing.
 //! - **Starting inside** a solid voxel is a hit at `t = 0` with no face. A ray that starts outside
 //!   the world box is clipped to it; this extends the seed's "start outside the map: no hit" exit,
 //!   which assumed no ray enters the map from outside (a camera or a projectile from the sky does).
@@ -62,11 +67,15 @@
 
 mod batch;
 mod error;
+mod far;
 mod lanes;
 mod march;
 mod occupancy;
 
 pub use batch::{Cast, cast_of};
 pub use error::RaymarchError;
+pub use far::{FAR_ORIGIN, FarRay, clip_far_ray};
 pub use march::{Axis, Face, RayHit};
-pub use occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, MAX_CHUNKS, MAX_COORDINATE, Occupancy};
+pub use occupancy::{
+    BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, GRID_CHUNKS_PER_STORED, GRID_MIN_CHUNKS, MAX_CHUNKS, MAX_COORDINATE, Occupancy,
+};

@@ -22,8 +22,9 @@
 //! follows this definition.
 
 use glam::{BVec3A, IVec3, Vec3, Vec3A};
-use voxel_core::Ray;
+use voxel_core::{Aabb, Ray};
 
+use crate::far::{FarRay, clip_far_ray};
 use crate::lanes::{self, F4, I4};
 use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, Occupancy};
 
@@ -403,10 +404,38 @@ impl Occupancy {
             if walk.t_next.min_element() > max_t {
                 return (moving.any() && self.is_solid(IVec3::from_array(walk.cell))).then(|| hit(&walk, ray));
             }
-        } else if !self.enter_from_outside(&mut walk, in_bounds, moving, max_t) {
-            return None;
+        } else {
+            // An origin far outside: the walk's f32 times could not tell voxels apart there, so
+            // the ray starts again next to the solid bounds (`far`).
+            match self.far_ray(ray, max_t) {
+                FarRay::Near => {}
+                FarRay::Miss => return None,
+                FarRay::Moved { ray: moved, max_t, shift } => return self.cast_moved(&moved, max_t, shift),
+            }
+            if !self.enter_from_outside(&mut walk, in_bounds, moving, max_t) {
+                return None;
+            }
         }
         self.walk(&mut walk, ray, max_t)
+    }
+
+    /// [`clip_far_ray`] against the solid bounds (out of line: rare).
+    #[inline(never)]
+    fn far_ray(&self, ray: &Ray, max_t: f32) -> FarRay {
+        if !ray.is_valid() {
+            return FarRay::Near; // `enter_from_outside` refuses it
+        }
+        let b = self.solid_bounds;
+        let bounds = if b.is_empty() { Aabb::EMPTY } else { Aabb::new(b.min.as_vec3(), b.max.as_vec3()) };
+        clip_far_ray(ray, max_t, bounds)
+    }
+
+    /// Casts a ray [`clip_far_ray`] moved, giving the hit the original ray's `t`.
+    #[inline(never)]
+    fn cast_moved(&self, ray: &Ray, max_t: f32, shift: f64) -> Option<RayHit> {
+        let mut hit = self.cast_any(ray, max_t)?;
+        hit.t = (shift + f64::from(hit.t)) as f32;
+        Some(hit)
     }
 
     /// Puts a walk whose origin lies outside the solid bounds on the cell where it enters them;
@@ -510,7 +539,6 @@ impl Occupancy {
     /// but the loop's exits: a random ray's crossing order defeats a branch predictor.
     #[inline(always)]
     fn walk(&self, walk: &mut Walk, ray: &Ray, max_t: f32) -> Option<RayHit> {
-        let world_min = self.world.min;
         let origin = F4::from_vec(walk.origin);
         let inv = F4::from_vec(walk.inv);
         let step = F4::from_vec(walk.step_lanes);
@@ -524,10 +552,10 @@ impl Occupancy {
         let index_delta = index_delta.truncate_lanes();
         let packed_delta = step.mul(F4::from_vec(Vec3A::new(1.0, 256.0, 65536.0))).truncate_lanes().map(|d| d as u32);
         'chunks: loop {
-            let rel = IVec3::from_array(walk.cell) - world_min;
-            let key = rel >> CHUNK_BITS;
-            let chunk_min = world_min + key * CHUNK_EDGE;
-            let slot = self.table[self.chunk_index(key)];
+            let cell = IVec3::from_array(walk.cell);
+            let key = cell >> CHUNK_BITS;
+            let chunk_min = key * CHUNK_EDGE;
+            let slot = self.slot(key);
             if slot == u32::MAX {
                 if !walk.skip_lanes(chunk_min, chunk_min + IVec3::splat(CHUNK_EDGE - 1), max_t)
                     || !self.in_solid_bounds(walk.cell)
@@ -538,7 +566,7 @@ impl Occupancy {
             }
             // The current working chunk.
             let bricks = u32::from(self.bricks[slot as usize]);
-            let local = rel & (CHUNK_EDGE - 1);
+            let local = cell & (CHUNK_EDGE - 1);
             // The cell, chunk-relative, plus 64 in each byte (x, y, z): a step of +-1 never
             // borrows from or carries into the next field, bit 5 of a field is set exactly when
             // the step left the chunk (63 or 96), and bit 4 is the brick on that axis.

@@ -1,11 +1,21 @@
 //! Compact occupancy: one bit per voxel in 32^3 chunks, with an 8-bit brick mask per chunk and no
 //! storage at all for empty chunks.
 //!
+//! Memory and build time follow the solid chunks, not the world box: chunks are aligned to the
+//! origin (chunk `k` is voxels `32 k..32 k + 32`), the build visits only the part of the world box
+//! the source's [`VoxelSource::bounds`] says holds anything, and the chunk table is dense only over
+//! the box of the stored chunks while that box is small next to them (at most
+//! [`GRID_CHUNKS_PER_STORED`] entries per stored chunk, or [`GRID_MIN_CHUNKS`]); chunks outside it
+//! (a far edit) sit in a hash map. So an empty world box of any size costs nothing, and growing the
+//! box ([`Occupancy::grow_world`]) reads nothing.
+//!
 //! Seed `002_eedd96a2ecd47c19.txt`, "Map Structure": the world is cut into 32^3 chunks, a chunk
 //! that holds no block is left uninitialised, and blocks inside a chunk sit in one flat array. Here
 //! a block is one bit (solid or not: all the traversal needs), and the chunk array is the
 //! workspace's axis order, so the seed's incremental access offsets become +-1 (x), +-32 (z) and
 //! +-1024 (y).
+
+use std::collections::HashMap;
 
 use glam::{IVec3, Vec3A};
 use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
@@ -29,8 +39,17 @@ pub(crate) const CHUNK_WORDS: usize = (CHUNK_EDGE * CHUNK_EDGE * CHUNK_EDGE) as 
 /// World box coordinates must lie within `+-MAX_COORDINATE` (2^23): voxel planes are then exact
 /// `f32` integers, with room for the plane one past the last voxel.
 pub const MAX_COORDINATE: i32 = 1 << 23;
-/// Largest number of chunks a world box may need (2^24: a 64 MiB chunk table, 2^39 voxels).
+/// Largest number of chunks one build may visit (2^24, 2^39 voxels): the chunks of the world box
+/// that the source's bounds overlap. The world box itself may be larger (up to
+/// [`MAX_COORDINATE`]) when the source says where its voxels are.
 pub const MAX_CHUNKS: u64 = 1 << 24;
+/// The chunk table stays dense over the box of the stored chunks while that box has at most this
+/// many chunks per stored chunk (4 bytes each: 256 bytes beside a stored chunk's 4 KiB of bits)...
+pub const GRID_CHUNKS_PER_STORED: u64 = 64;
+/// ...or at most this many chunks in all (16 KiB of table).
+pub const GRID_MIN_CHUNKS: u64 = 4096;
+/// Keys visited per batch of a build: the reads' results are held one batch at a time.
+const BUILD_BATCH: usize = 4096;
 
 /// Chunk table entry of a chunk with no solid voxel.
 const EMPTY: u32 = u32::MAX;
@@ -40,8 +59,11 @@ const EMPTY: u32 = u32::MAX;
 /// A voxel is solid when it is inside and its material's phase is [`Phase::Solid`] in the source's
 /// [`PhaseTable`]; water and air are empty. Voxels outside the world box count as empty.
 ///
+/// Memory follows the solid voxels: [`Occupancy::heap_bytes`] is at most about 4.4 KiB per chunk
+/// holding a solid voxel plus 16 KiB, whatever the size of the world box (see the module docs).
+///
 /// ```text
-///  chunk table (4 B per 32^3 chunk, dense over the world box)
+///  chunk table (4 B per 32^3 chunk, dense over the box of the stored chunks; a map beyond it)
 ///     │  EMPTY ──► nothing stored; a ray crosses the chunk in one step
 ///     ▼
 ///  bits: 512 × u64 per non-empty chunk, bit (x + 32 z + 1024 y) of the chunk-relative voxel
@@ -51,10 +73,16 @@ const EMPTY: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct Occupancy {
     pub(crate) world: VoxelBox,
-    /// Chunks along x, y, z.
-    pub(crate) dims: IVec3,
-    /// Per chunk (x fastest, then z, then y): [`EMPTY`] or the slot of its bits.
+    /// The chunk keys the dense table covers.
+    pub(crate) grid: VoxelBox,
+    /// Per chunk of `grid` (x fastest, then z, then y): [`EMPTY`] or the slot of its bits.
     pub(crate) table: Vec<u32>,
+    /// Slots of the stored chunks outside `grid`.
+    outside: HashMap<IVec3, u32>,
+    /// A box holding the key of every stored chunk (exact after a regrid, grown since).
+    key_bounds: VoxelBox,
+    /// Chunks stored.
+    stored: usize,
     /// [`CHUNK_WORDS`] words per slot.
     pub(crate) bits: Vec<u64>,
     /// One brick mask per slot.
@@ -78,29 +106,29 @@ type ChunkBits = Option<(Box<[u64; CHUNK_WORDS]>, u8, VoxelBox)>;
 impl Occupancy {
     /// Builds the occupancy of `world` from `source`, reading one chunk at a time (chunks in
     /// parallel with the `parallel` feature; the result is the same whatever the thread count).
-    /// Chunks the source's [`VoxelSource::region_hint`] calls uniform are not read.
+    /// Only the chunks of `world` that the source's [`VoxelSource::bounds`] overlap are visited,
+    /// and of those, chunks the source's [`VoxelSource::region_hint`] calls uniform are not read.
     ///
-    /// Fails when `world` is empty, reaches beyond [`MAX_COORDINATE`], needs more than
+    /// Fails when `world` is empty, reaches beyond [`MAX_COORDINATE`], would visit more than
     /// [`MAX_CHUNKS`] chunks, or when the source refuses a read.
     pub fn build<S: VoxelSource + Sync>(source: &S, world: VoxelBox) -> Result<Self, RaymarchError> {
-        if world.is_empty() {
-            return Err(RaymarchError::EmptyWorld);
-        }
-        // Not `abs`: it wraps at `i32::MIN`, which would pass.
-        let in_range =
-            |v: IVec3| v.cmpge(IVec3::splat(-MAX_COORDINATE)).all() && v.cmple(IVec3::splat(MAX_COORDINATE)).all();
-        if !in_range(world.min) || !in_range(world.max) {
-            return Err(RaymarchError::CoordinateOutOfRange);
-        }
-        let dims = (world.size() + IVec3::splat(CHUNK_EDGE - 1)) >> CHUNK_BITS;
-        let chunks = VoxelBox::new(IVec3::ZERO, dims).volume();
+        check_world(world)?;
+        let visit = match source.bounds() {
+            Some(b) => world.intersection(&b),
+            None => world,
+        };
+        let keys = visit.chunk_keys(CHUNK_EDGE);
+        let chunks = keys.volume();
         if chunks > MAX_CHUNKS {
             return Err(RaymarchError::WorldTooLarge { chunks });
         }
         let mut occ = Occupancy {
             world,
-            dims,
+            grid: keys,
             table: vec![EMPTY; chunks as usize],
+            outside: HashMap::new(),
+            key_bounds: VoxelBox::EMPTY,
+            stored: 0,
             bits: Vec::new(),
             bricks: Vec::new(),
             solid_boxes: Vec::new(),
@@ -109,9 +137,38 @@ impl Occupancy {
             bounds_lo: Vec3A::ZERO,
             bounds_hi: Vec3A::ZERO,
         };
-        let keys: Vec<IVec3> = VoxelBox::new(IVec3::ZERO, dims).iter().collect();
-        occ.rebuild_chunks(source, &keys)?;
+        // In batches: the reads' results of a whole large world at once took tens of bytes per
+        // chunk of the box on top of the table.
+        let mut batch = Vec::with_capacity(BUILD_BATCH.min(chunks as usize));
+        let mut all = keys.iter();
+        loop {
+            batch.clear();
+            batch.extend(all.by_ref().take(BUILD_BATCH));
+            if batch.is_empty() {
+                break;
+            }
+            occ.rebuild_chunks(source, &batch)?;
+        }
+        // The table shrinks to the stored chunks' box (above the terrain, nothing is stored).
+        occ.key_bounds = occ.stored_key_box();
+        occ.regrid();
+        occ.update_solid_bounds();
         Ok(occ)
+    }
+
+    /// Grows the world box to hold `world` as well, reading nothing: the voxels it adds count as
+    /// empty until a [`Occupancy::refresh`] reads them (as after an edit there). Costs nothing
+    /// however far the box grows.
+    ///
+    /// Fails (and changes nothing) when the grown box reaches beyond [`MAX_COORDINATE`].
+    pub fn grow_world(&mut self, world: VoxelBox) -> Result<(), RaymarchError> {
+        if world.is_empty() {
+            return Ok(());
+        }
+        let grown = self.world.union(&world);
+        check_world(grown)?;
+        self.world = grown;
+        Ok(())
     }
 
     /// Re-reads every chunk that `dirty` touches (for example an edit's `EditReport::dirty` from
@@ -124,9 +181,66 @@ impl Occupancy {
         if dirty.is_empty() {
             return Ok(());
         }
-        let rel = VoxelBox::new(dirty.min - self.world.min, dirty.max - self.world.min);
-        let keys: Vec<IVec3> = rel.chunk_keys(CHUNK_EDGE).iter().collect();
-        self.rebuild_chunks(source, &keys)
+        let keys: Vec<IVec3> = dirty.chunk_keys(CHUNK_EDGE).iter().collect();
+        self.rebuild_chunks(source, &keys)?;
+        if !self.outside.is_empty() && self.grid_fits(self.key_bounds) {
+            self.key_bounds = self.stored_key_box();
+            self.regrid();
+        }
+        self.update_solid_bounds();
+        Ok(())
+    }
+
+    /// True when a dense table over `keys` stays within the bound of the module docs.
+    fn grid_fits(&self, keys: VoxelBox) -> bool {
+        keys.volume() <= GRID_MIN_CHUNKS.max(GRID_CHUNKS_PER_STORED.saturating_mul(self.stored as u64))
+    }
+
+    /// The box of the keys of every stored chunk.
+    fn stored_key_box(&self) -> VoxelBox {
+        let mut keys = VoxelBox::EMPTY;
+        for (i, &slot) in self.table.iter().enumerate() {
+            if slot != EMPTY {
+                let key = self.grid.point_at(i).expect("a table index lies in the grid");
+                keys = keys.union(&VoxelBox::from_min_size(key, IVec3::ONE));
+            }
+        }
+        for key in self.outside.keys() {
+            keys = keys.union(&VoxelBox::from_min_size(*key, IVec3::ONE));
+        }
+        keys
+    }
+
+    /// Makes the table dense over `key_bounds` (every stored chunk inside it, the map empty) when
+    /// that box fits the bound; otherwise leaves the table as it is.
+    fn regrid(&mut self) {
+        if !self.grid_fits(self.key_bounds) || (self.grid == self.key_bounds && self.outside.is_empty()) {
+            return;
+        }
+        let grid = self.key_bounds;
+        let mut table = vec![EMPTY; grid.volume() as usize];
+        for (i, &slot) in self.table.iter().enumerate() {
+            if slot != EMPTY {
+                let key = self.grid.point_at(i).expect("a table index lies in the grid");
+                table[grid.index_of(key).expect("key_bounds holds every stored key")] = slot;
+            }
+        }
+        for (key, slot) in self.outside.drain() {
+            table[grid.index_of(key).expect("key_bounds holds every stored key")] = slot;
+        }
+        self.outside.shrink_to_fit();
+        self.grid = grid;
+        self.table = table;
+    }
+
+    /// Recomputes the box of the solid voxels and its float copy for the ray setup.
+    fn update_solid_bounds(&mut self) {
+        self.solid_bounds = self.voxel_bounds();
+        (self.bounds_lo, self.bounds_hi) = if self.solid_bounds.is_empty() {
+            (Vec3A::ZERO, Vec3A::ZERO)
+        } else {
+            (self.solid_bounds.min.as_vec3a(), self.solid_bounds.max.as_vec3a())
+        };
     }
 
     /// Reads the chunks `keys` and stores their bits, all or nothing.
@@ -150,19 +264,13 @@ impl Occupancy {
         for (key, result) in keys.iter().zip(results) {
             self.store_chunk(*key, result);
         }
-        self.solid_bounds = self.voxel_bounds();
-        (self.bounds_lo, self.bounds_hi) = if self.solid_bounds.is_empty() {
-            (Vec3A::ZERO, Vec3A::ZERO)
-        } else {
-            (self.solid_bounds.min.as_vec3a(), self.solid_bounds.max.as_vec3a())
-        };
         Ok(())
     }
 
     /// The box of every solid voxel: one pass over the chunk table.
     fn voxel_bounds(&self) -> VoxelBox {
         let mut bounds = VoxelBox::EMPTY;
-        for &slot in &self.table {
+        for &slot in self.table.iter().chain(self.outside.values()) {
             if slot != EMPTY {
                 bounds = bounds.union(&self.solid_boxes[slot as usize]);
             }
@@ -171,13 +279,13 @@ impl Occupancy {
     }
 
     fn store_chunk(&mut self, key: IVec3, result: ChunkBits) {
-        let index = self.chunk_index(key);
-        let old = self.table[index];
+        let old = self.slot(key);
         match result {
             None => {
                 if old != EMPTY {
                     self.free.push(old);
-                    self.table[index] = EMPTY;
+                    self.set_slot(key, EMPTY);
+                    self.stored -= 1;
                 }
             }
             Some((bits, mask, solid_box)) => {
@@ -196,15 +304,39 @@ impl Occupancy {
                 self.bits[start..start + CHUNK_WORDS].copy_from_slice(&bits[..]);
                 self.bricks[slot as usize] = mask;
                 self.solid_boxes[slot as usize] = solid_box;
-                self.table[index] = slot;
+                if old == EMPTY {
+                    self.set_slot(key, slot);
+                    self.stored += 1;
+                    self.key_bounds = self.key_bounds.union(&VoxelBox::from_min_size(key, IVec3::ONE));
+                }
             }
         }
     }
 
-    /// Index in the chunk table of chunk `key` (chunk coordinates from the world box's minimum).
+    /// The slot of chunk `key` (voxels `key * 32..key * 32 + 32`), or [`EMPTY`].
     #[inline]
-    pub(crate) fn chunk_index(&self, key: IVec3) -> usize {
-        (key.x + self.dims.x * (key.z + self.dims.z * key.y)) as usize
+    pub(crate) fn slot(&self, key: IVec3) -> u32 {
+        if self.grid.contains(key) {
+            let d = key - self.grid.min;
+            let size = self.grid.max - self.grid.min;
+            self.table[(d.x + size.x * (d.z + size.z * d.y)) as usize]
+        } else if self.outside.is_empty() {
+            EMPTY
+        } else {
+            self.outside.get(&key).copied().unwrap_or(EMPTY)
+        }
+    }
+
+    fn set_slot(&mut self, key: IVec3, slot: u32) {
+        match self.grid.index_of(key) {
+            Some(i) => self.table[i] = slot,
+            None if slot == EMPTY => {
+                self.outside.remove(&key);
+            }
+            None => {
+                self.outside.insert(key, slot);
+            }
+        }
     }
 
     /// The world box this occupancy covers; everything outside it is empty.
@@ -220,25 +352,25 @@ impl Occupancy {
         if !self.world.contains(p) {
             return false;
         }
-        let rel = p - self.world.min;
-        let slot = self.table[self.chunk_index(rel >> CHUNK_BITS)];
+        let slot = self.slot(p >> CHUNK_BITS);
         if slot == EMPTY {
             return false;
         }
-        let local = rel & (CHUNK_EDGE - 1);
+        let local = p & (CHUNK_EDGE - 1);
         let bit = (local.x + CHUNK_EDGE * (local.z + CHUNK_EDGE * local.y)) as usize;
         self.bits[slot as usize * CHUNK_WORDS + (bit >> 6)] >> (bit & 63) & 1 != 0
     }
 
     /// Chunks that hold at least one solid voxel (the others take no storage).
     pub fn stored_chunks(&self) -> usize {
-        self.table.iter().filter(|&&s| s != EMPTY).count()
+        self.stored
     }
 
-    /// Bytes held on the heap: the chunk table, the bits and brick masks of stored chunks (and of
-    /// slots freed by refreshes, kept for reuse).
+    /// Bytes held on the heap: the chunk table and map, the bits and brick masks of stored chunks
+    /// (and of slots freed by refreshes, kept for reuse).
     pub fn heap_bytes(&self) -> usize {
         self.table.capacity() * 4
+            + self.outside.capacity() * (size_of::<(IVec3, u32)>() + 1)
             + self.bits.capacity() * 8
             + self.bricks.capacity()
             + self.solid_boxes.capacity() * size_of::<VoxelBox>()
@@ -249,6 +381,20 @@ impl Occupancy {
     pub fn bytes_per_voxel(&self) -> f64 {
         self.heap_bytes() as f64 / self.world.volume() as f64
     }
+}
+
+/// Checks that `world` is non-empty and within [`MAX_COORDINATE`].
+fn check_world(world: VoxelBox) -> Result<(), RaymarchError> {
+    if world.is_empty() {
+        return Err(RaymarchError::EmptyWorld);
+    }
+    // Not `abs`: it wraps at `i32::MIN`, which would pass.
+    let in_range =
+        |v: IVec3| v.cmpge(IVec3::splat(-MAX_COORDINATE)).all() && v.cmple(IVec3::splat(MAX_COORDINATE)).all();
+    if !in_range(world.min) || !in_range(world.max) {
+        return Err(RaymarchError::CoordinateOutOfRange);
+    }
+    Ok(())
 }
 
 /// Which of the 256 materials are solid.
@@ -264,8 +410,8 @@ fn chunk_bits<S: VoxelSource>(
     key: IVec3,
     buf: &mut Vec<Voxel>,
 ) -> Result<ChunkBits, RaymarchError> {
-    let min = world.min + key * CHUNK_EDGE;
-    // The last chunk on an axis may reach past the world box; its outside part stays empty.
+    let min = key * CHUNK_EDGE;
+    // A chunk may reach past the world box; its outside part stays empty.
     let region = VoxelBox::from_min_size(min, IVec3::splat(CHUNK_EDGE)).intersection(&world);
     let is_solid = |v: Voxel| v.distance < 0 && solid[v.material as usize];
     if let RegionHint::Uniform(v) = source.region_hint(region) {
@@ -276,16 +422,19 @@ fn chunk_bits<S: VoxelSource>(
     source.read_region(region, buf).map_err(RaymarchError::Source)?;
     let size = region.size();
     let (sx, sz) = (size.x as usize, size.z as usize);
+    // Where the read starts in the chunk: a world box that does not start on a chunk boundary
+    // cuts its first chunks.
+    let offset = region.min - min;
     let mut bits = Box::new([0u64; CHUNK_WORDS]);
     let mut mask = 0u8;
     // The box of the solid voxels, chunk-relative: lo inclusive, hi exclusive.
     let (mut lo, mut hi) = (IVec3::splat(CHUNK_EDGE), IVec3::ZERO);
     // One row of up to 32 voxels along x becomes one half of a word: rows z and z + 1 share it.
     for (r, row) in buf.chunks_exact(sx).enumerate() {
-        let (z, y) = (r % sz, r / sz);
+        let (z, y) = (r % sz + offset.z as usize, r / sz + offset.y as usize);
         let mut word = 0u32;
         for (x, v) in row.iter().enumerate() {
-            word |= u32::from(is_solid(*v)) << x;
+            word |= u32::from(is_solid(*v)) << (x + offset.x as usize);
         }
         if word == 0 {
             continue;

@@ -6,7 +6,7 @@ mod common;
 use common::{Rng, random_ray, random_world, reference};
 use glam::{IVec3, Vec3};
 use proptest::prelude::*;
-use voxel_core::{Ray, Voxel, VoxelBox, VoxelGrid};
+use voxel_core::{Ray, Voxel, VoxelBox, VoxelGrid, VoxelSource};
 use voxel_raymarch::{Axis, Cast, Face, Occupancy, RaymarchError};
 
 fn check(occ: &Occupancy, solid: &[bool], ray: &Ray, max_t: f32) {
@@ -182,8 +182,22 @@ fn bad_world_boxes_are_errors() {
         let result = Occupancy::build(&grid, VoxelBox::new(min, max));
         assert_eq!(result.unwrap_err(), RaymarchError::CoordinateOutOfRange, "{min} {max}");
     }
+    // A huge box is refused when the source cannot say where its voxels are...
     let huge = VoxelBox::new(IVec3::splat(-(1 << 23)), IVec3::splat(1 << 23));
-    assert!(matches!(Occupancy::build(&grid, huge), Err(RaymarchError::WorldTooLarge { .. })));
+    assert!(matches!(Occupancy::build(&Unbounded, huge), Err(RaymarchError::WorldTooLarge { .. })));
+    // ...and costs one chunk's visit when it can (the grid's bounds are one voxel).
+    let occ = Occupancy::build(&grid, huge).unwrap();
+    assert_eq!(occ.world(), huge);
+    assert_eq!(occ.stored_chunks(), 0);
+}
+
+/// A source of empty space that does not know its bounds.
+struct Unbounded;
+
+impl VoxelSource for Unbounded {
+    fn fill_region(&self, _: VoxelBox, out: &mut [Voxel]) {
+        out.fill(Voxel::EMPTY);
+    }
 }
 
 #[test]

@@ -1,0 +1,127 @@
+//! Empty space costs (almost) nothing: an occupancy's memory follows the chunks holding solid
+//! voxels, not its world box, and growing the box reads nothing.
+//!
+//! A counting allocator measures what a build keeps and the peak it reaches. One test function
+//! only, so no other test of this binary allocates while it measures.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use glam::{IVec3, Vec3};
+use voxel_core::{Ray, Voxel, VoxelBox, VoxelSource};
+use voxel_raymarch::Occupancy;
+use voxel_store::{Brush, VoxelStore, generate};
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static PEAK: AtomicIsize = AtomicIsize::new(0);
+
+/// The system allocator, counting the bytes live and the peak since the last reset.
+struct Counting;
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
+// are atomics and never affect the memory returned.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grow(layout.size() as isize);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded as is.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grow(layout.size() as isize);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` with `layout`.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as is; `ptr` came from `System` with `layout`.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            grow(new_size as isize - layout.size() as isize);
+        }
+        p
+    }
+}
+
+fn grow(bytes: isize) {
+    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
+    PEAK.fetch_max(live, Ordering::SeqCst);
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f`; returns its value, the bytes it left allocated and the most it had allocated at once
+/// (both above what was live before).
+fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
+    let before = LIVE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    let value = f();
+    let after = LIVE.load(Ordering::SeqCst);
+    (value, (after - before).max(0) as usize, (PEAK.load(Ordering::SeqCst) - before).max(0) as usize)
+}
+
+const KIB: usize = 1 << 10;
+
+/// A source of empty space that does not know its bounds: every chunk must be visited.
+struct Unbounded;
+
+impl VoxelSource for Unbounded {
+    fn fill_region(&self, _: VoxelBox, out: &mut [Voxel]) {
+        out.fill(Voxel::EMPTY);
+    }
+}
+
+/// Before: the chunk table was dense over the world box (4 bytes per 32^3 chunk, kept) and a
+/// build held a key and a result per chunk of the box at once (about 60 bytes each); a world grown
+/// 90,000 voxels to hold a far edit meant a rebuild over the whole box (1.1 GB, seconds).
+#[test]
+fn empty_space_costs_almost_nothing() {
+    let world = VoxelBox::new(IVec3::ZERO, IVec3::new(2048, 256, 2048));
+    // Warm-up: the first build starts rayon's threads, kept for the process.
+    Occupancy::build(&generate::sphere(Vec3::splat(8.0), 3.0).unwrap(), VoxelBox::new(IVec3::ZERO, IVec3::splat(16)))
+        .unwrap();
+    let (occ, kept, peak) = measure(|| Occupancy::build(&VoxelStore::new(), world));
+    let occ = occ.unwrap();
+    assert!(kept <= 4 * KIB && peak <= 16 * KIB, "empty store: kept {kept}, peak {peak}");
+    assert!(occ.cast(&Ray::new(Vec3::new(3.5, 200.0, 3.5), Vec3::NEG_Y), 1e4).is_none());
+    drop(occ);
+
+    // Without bounds every chunk is visited, in batches; nothing is kept for empty ones.
+    let world = VoxelBox::new(IVec3::ZERO, IVec3::new(1024, 256, 1024));
+    let chunks = world.chunk_keys(32).volume() as usize;
+    let (occ, kept, peak) = measure(|| Occupancy::build(&Unbounded, world));
+    assert_eq!(occ.unwrap().stored_chunks(), 0);
+    assert!(kept <= 4 * KIB, "unbounded: kept {kept} for {chunks} chunks");
+    assert!(peak <= 4 * chunks + 512 * KIB, "unbounded: peak {peak} for {chunks} chunks");
+
+    // A far edit: the box grows by 130,000 voxels, and only the edit's chunks are read.
+    let mut store = generate::sphere(Vec3::splat(32.0), 20.0).unwrap();
+    let mut occ = Occupancy::build(&store, VoxelBox::new(IVec3::ZERO, IVec3::splat(64))).unwrap();
+    let before = occ.heap_bytes();
+    let far = Vec3::new(130_000.0, 10.0, 130_000.0);
+    let report = store.add(&Brush::Sphere { center: far, radius: 2.0 }, generate::materials::ROCK).unwrap();
+    let (result, kept, peak) = measure(|| {
+        occ.grow_world(report.dirty)?;
+        occ.refresh(&store, report.dirty)
+    });
+    result.unwrap();
+    assert!(kept <= 64 * KIB && peak <= 128 * KIB, "far edit: kept {kept}, peak {peak}");
+    assert!(occ.heap_bytes() <= before + 64 * KIB, "{} bytes after, {before} before", occ.heap_bytes());
+    assert!(occ.is_solid(IVec3::new(130_000, 10, 130_000)) && occ.is_solid(IVec3::new(32, 32, 32)));
+    let hit = occ.cast(&Ray::new(far + Vec3::new(0.5, 30.0, 0.5), Vec3::NEG_Y), 100.0).unwrap();
+    assert_eq!(hit.voxel, IVec3::new(130_000, 11, 130_000));
+    // A ray from the old world towards the far rock crosses the empty box between them.
+    let from = Vec3::new(40.5, 10.5, 40.5);
+    let hit = occ.cast(&Ray::new(from, (far - from).normalize()), 2e5).unwrap();
+    assert!(hit.voxel.x > 129_990, "{hit:?}");
+}
