@@ -1,18 +1,25 @@
 //! MagicaVoxel `.vox` import (feature `vox`), parsed by the `dot_vox` crate.
 //!
-//! Filled voxels become solid voxels deep inside (`distance -127`), everything else stays empty
+//! Filled voxels become voxels deep inside (`distance -127`), everything else stays empty
 //! (`+127`), so a smooth mesher puts the surface halfway between a filled and an empty voxel. Each
-//! palette colour the model uses becomes a solid material named `vox-<index>` with that colour.
+//! palette colour the model uses becomes a material named `vox-<index>` with that colour, solid
+//! unless its `MATL` type is mapped to another phase ([`VoxOptions::material_phases`]: by default
+//! `_media`, MagicaVoxel's clouds and smoke, is left out as empty space; `_glass` stays solid).
 //!
 //! Axes: MagicaVoxel is z-up and right-handed; this workspace is y-up and right-handed. A voxel at
 //! `.vox` coordinates `(x, y, z)` lands at `(x, z, -1 - y)`: a rotation, not a mirror, so models
 //! keep their handedness.
 //!
 //! Scenes: when the file has a scene graph (`nTRN`, `nGRP`, `nSHP`), every shape is placed by the
-//! product of the transforms above it (first frame's `_t` and `_r`), with the model's centre
-//! (`size / 2`, rounded down) at the translation, as MagicaVoxel places it. A shape listing several
-//! models (an animation) contributes its first. A file without a scene graph (older versions, and
-//! animation packs whose models are frames) imports model 0 at the origin.
+//! product of the transforms above it (`_t` and `_r` of the transform's frame shown at
+//! [`VoxOptions::frame`]), with the model's centre (`size / 2`, rounded down) at the translation,
+//! as MagicaVoxel places it. Of a shape listing several models (an animation), the one MagicaVoxel
+//! shows at that frame is imported: the last keyframe (`_f`) at or before it, or the first keyframe
+//! when all come later. What MagicaVoxel hides is left out unless [`VoxOptions::keep_hidden`]: a
+//! node whose `_hidden` attribute is `1`, with everything under it, and every node on a hidden
+//! layer (`LAYR` with `_hidden = 1`). A file without a scene graph (older versions, and animation
+//! packs whose models are frames) imports model [`VoxOptions::frame`] (the last one past the end)
+//! at the origin.
 
 use std::path::Path;
 
@@ -28,7 +35,37 @@ const MAX_SCENE_DEPTH: usize = 64;
 /// that rotating and adding them never overflows `i32`.
 const MAX_TRANSLATION: i32 = 1 << 26;
 
-/// Loads a `.vox` file into a new store. A file that is not a `.vox` gives [`StoreError::Vox`].
+/// How [`load_with`] and [`from_bytes_with`] read a file; the default is what MagicaVoxel shows at
+/// frame 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VoxOptions {
+    /// Import what MagicaVoxel hides (nodes marked `_hidden`, nodes on hidden layers) too.
+    /// Default `false`.
+    pub keep_hidden: bool,
+    /// The animation frame to import: picks each shape's model and each transform's frame by
+    /// their `_f` keys (see the module docs). Default 0.
+    pub frame: u32,
+    /// The phase of the voxels of each `MATL` type (`_diffuse`, `_metal`, `_glass`, `_emit`,
+    /// `_blend`, `_media`, ...), first match wins; types not listed, and colours without a `MATL`,
+    /// are solid. [`Phase::Empty`] leaves those voxels out. Default: `_media` empty.
+    pub material_phases: Vec<(String, Phase)>,
+}
+
+impl Default for VoxOptions {
+    fn default() -> Self {
+        Self { keep_hidden: false, frame: 0, material_phases: vec![("_media".to_owned(), Phase::Empty)] }
+    }
+}
+
+impl VoxOptions {
+    /// The phase of material type `kind` (`None`: no `MATL` for the colour).
+    fn phase_of(&self, kind: Option<&str>) -> Phase {
+        kind.and_then(|k| self.material_phases.iter().find(|(t, _)| t == k)).map_or(Phase::Solid, |(_, p)| *p)
+    }
+}
+
+/// Loads a `.vox` file into a new store, as MagicaVoxel shows it at frame 0
+/// ([`VoxOptions::default`]). A file that is not a `.vox` gives [`StoreError::Vox`].
 ///
 /// ```
 /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/voxels/vox/dotvox-placeholder.vox");
@@ -36,19 +73,39 @@ const MAX_TRANSLATION: i32 = 1 << 26;
 /// assert!(store.chunk_count() > 0);
 /// ```
 pub fn load(path: impl AsRef<Path>) -> Result<VoxelStore, StoreError> {
-    from_bytes(&std::fs::read(path)?)
+    load_with(path, &VoxOptions::default())
 }
 
-/// Reads `.vox` bytes into a new store.
+/// Loads a `.vox` file into a new store, read as `options` say.
+pub fn load_with(path: impl AsRef<Path>, options: &VoxOptions) -> Result<VoxelStore, StoreError> {
+    from_bytes_with(&std::fs::read(path)?, options)
+}
+
+/// Reads `.vox` bytes into a new store ([`VoxOptions::default`]).
 pub fn from_bytes(bytes: &[u8]) -> Result<VoxelStore, StoreError> {
+    from_bytes_with(bytes, &VoxOptions::default())
+}
+
+/// Reads `.vox` bytes into a new store, as `options` say.
+pub fn from_bytes_with(bytes: &[u8], options: &VoxOptions) -> Result<VoxelStore, StoreError> {
     let data = dot_vox::load_bytes(bytes).map_err(|e| StoreError::Vox(e.to_owned()))?;
     let mut placements = Vec::new();
     if data.scenes.is_empty() {
         if !data.models.is_empty() {
-            placements.push((0usize, Turn::IDENTITY, IVec3::ZERO, false));
+            let frame = (options.frame as usize).min(data.models.len() - 1);
+            placements.push((frame, Turn::IDENTITY, IVec3::ZERO, false));
         }
     } else {
-        walk(&data, 0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements)?;
+        let walker = Walker { data: &data, options };
+        walker.walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements)?;
+    }
+    // The phase of each colour: its MATL's type (a MATL's id is the file's colour index, which
+    // is dot_vox's index plus one).
+    let mut phase_of = [Phase::Solid; 256];
+    for m in &data.materials {
+        if let Some(i) = m.id.checked_sub(1).and_then(|i| usize::try_from(i).ok()).filter(|&i| i < 256) {
+            phase_of[i] = options.phase_of(m.material_type());
+        }
     }
     let mut store = VoxelStore::new();
     let mut material_of = [None::<u8>; 256];
@@ -59,6 +116,10 @@ pub fn from_bytes(bytes: &[u8]) -> Result<VoxelStore, StoreError> {
         let size = IVec3::new(model.size.x as i32, model.size.y as i32, model.size.z as i32);
         let pivot = if centred { size / 2 } else { IVec3::ZERO };
         for v in &model.voxels {
+            let phase = phase_of[usize::from(v.i)];
+            if phase == Phase::Empty {
+                continue;
+            }
             let local = IVec3::new(i32::from(v.x), i32::from(v.y), i32::from(v.z)) - pivot;
             let p = rotation.apply(local) + translation; // .vox space, z up
             let world = IVec3::new(p.x, p.z, -1 - p.y);
@@ -66,7 +127,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<VoxelStore, StoreError> {
                 Some(m) => m,
                 None => {
                     let color = data.palette.get(usize::from(v.i)).map_or([255; 4], |c| [c.r, c.g, c.b, c.a]);
-                    let m = add_material(store.palette_mut(), v.i, color)?;
+                    let m = add_material(store.palette_mut(), v.i, phase, color)?;
                     material_of[usize::from(v.i)] = Some(m);
                     m
                 }
@@ -78,61 +139,123 @@ pub fn from_bytes(bytes: &[u8]) -> Result<VoxelStore, StoreError> {
     Ok(store)
 }
 
-fn add_material(palette: &mut Palette, index: u8, color: [u8; 4]) -> Result<u8, StoreError> {
-    palette.add(format!("vox-{}", u16::from(index) + 1), Phase::Solid, color)
+fn add_material(palette: &mut Palette, index: u8, phase: Phase, color: [u8; 4]) -> Result<u8, StoreError> {
+    palette.add(format!("vox-{}", u16::from(index) + 1), phase, color)
 }
 
-/// Collects `(model, rotation, translation, centred)` for every shape under `node`.
-fn walk(
-    data: &DotVoxData,
-    node: u32,
-    rotation: Turn,
-    translation: IVec3,
-    depth: usize,
-    out: &mut Vec<(usize, Turn, IVec3, bool)>,
-) -> Result<(), StoreError> {
-    if depth > MAX_SCENE_DEPTH {
-        return Err(StoreError::Vox("scene graph too deep (cyclic?)".into()));
+/// True when a node's or layer's attributes say `_hidden = 1`.
+fn hidden(attributes: &dot_vox::Dict) -> bool {
+    attributes.get("_hidden").is_some_and(|v| v.trim() == "1")
+}
+
+/// Of items with keyframes (`_f`, 0 when absent), the index of the one shown at `frame`: the
+/// last keyframe at or before it (the first listed of equal keys), or the earliest when all come
+/// later. `None` for no items.
+fn keyframe(keys: impl Iterator<Item = u32>, frame: u32) -> Option<usize> {
+    let mut best: Option<(usize, u32)> = None;
+    let mut earliest: Option<(usize, u32)> = None;
+    for (i, k) in keys.enumerate() {
+        if k <= frame && best.is_none_or(|(_, b)| k > b) {
+            best = Some((i, k));
+        }
+        if earliest.is_none_or(|(_, e)| k < e) {
+            earliest = Some((i, k));
+        }
     }
-    let Some(scene) = data.scenes.get(node as usize) else {
-        return Err(StoreError::Vox(format!("scene names node {node}, which the file lacks")));
-    };
-    match scene {
-        SceneNode::Transform { frames, child, .. } => {
-            let frame = frames.first();
-            let t = frame.and_then(dot_vox::Frame::position).map_or(IVec3::ZERO, |p| IVec3::new(p.x, p.y, p.z));
-            // dot_vox asserts on a malformed rotation byte: check it before asking for the rotation.
-            if let Some(raw) = frame.and_then(|f| f.attributes.get("_r")) {
-                if !raw.trim().parse::<u8>().is_ok_and(valid_rotation) {
-                    return Err(StoreError::Vox(format!("invalid scene rotation {raw:?}")));
+    best.or(earliest).map(|(i, _)| i)
+}
+
+/// The scene walk: the file and the options.
+struct Walker<'a> {
+    data: &'a DotVoxData,
+    options: &'a VoxOptions,
+}
+
+impl Walker<'_> {
+    /// Collects `(model, rotation, translation, centred)` for every shape under `node` shown at
+    /// the options' frame (and visible, unless hidden ones are kept).
+    fn walk(
+        &self,
+        node: u32,
+        rotation: Turn,
+        translation: IVec3,
+        depth: usize,
+        out: &mut Vec<(usize, Turn, IVec3, bool)>,
+    ) -> Result<(), StoreError> {
+        let data = self.data;
+        if depth > MAX_SCENE_DEPTH {
+            return Err(StoreError::Vox("scene graph too deep (cyclic?)".into()));
+        }
+        let Some(scene) = data.scenes.get(node as usize) else {
+            return Err(StoreError::Vox(format!("scene names node {node}, which the file lacks")));
+        };
+        if !self.options.keep_hidden {
+            let on_hidden_layer = match scene {
+                SceneNode::Transform { layer_id, .. } => {
+                    data.layers.get(*layer_id as usize).is_some_and(|l| hidden(&l.attributes))
                 }
+                _ => false,
+            };
+            let attributes = match scene {
+                SceneNode::Transform { attributes, .. }
+                | SceneNode::Group { attributes, .. }
+                | SceneNode::Shape { attributes, .. } => attributes,
+            };
+            if on_hidden_layer || hidden(attributes) {
+                return Ok(());
             }
-            let r = frame.and_then(dot_vox::Frame::orientation).map_or(Turn::IDENTITY, |r| {
-                let c = r.to_cols_array_2d();
-                Turn(c.map(|col| IVec3::new(col[0] as i32, col[1] as i32, col[2] as i32)))
-            });
-            // Bounded so the integer transforms below cannot overflow, whatever the file says.
-            if !within(t, MAX_TRANSLATION) {
-                return Err(StoreError::Vox("scene translation out of range".into()));
-            }
-            // Child space to parent space: p_parent = r * p_child + t.
-            let next = rotation.apply(t) + translation;
-            if !within(next, MAX_TRANSLATION) {
-                return Err(StoreError::Vox("scene translation out of range".into()));
-            }
-            walk(data, *child, rotation.then(r), next, depth + 1, out)
         }
-        SceneNode::Group { children, .. } => {
-            for &c in children {
-                walk(data, c, rotation, translation, depth + 1, out)?;
+        self.visit(scene, rotation, translation, depth, out)
+    }
+
+    fn visit(
+        &self,
+        scene: &SceneNode,
+        rotation: Turn,
+        translation: IVec3,
+        depth: usize,
+        out: &mut Vec<(usize, Turn, IVec3, bool)>,
+    ) -> Result<(), StoreError> {
+        let frame_key =
+            |f: &dot_vox::Frame| f.attributes.get("_f").and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(0);
+        match scene {
+            SceneNode::Transform { frames, child, .. } => {
+                let frame = keyframe(frames.iter().map(frame_key), self.options.frame).and_then(|i| frames.get(i));
+                let t = frame.and_then(dot_vox::Frame::position).map_or(IVec3::ZERO, |p| IVec3::new(p.x, p.y, p.z));
+                // dot_vox asserts on a malformed rotation byte: check it before asking for the rotation.
+                if let Some(raw) = frame.and_then(|f| f.attributes.get("_r")) {
+                    if !raw.trim().parse::<u8>().is_ok_and(valid_rotation) {
+                        return Err(StoreError::Vox(format!("invalid scene rotation {raw:?}")));
+                    }
+                }
+                let r = frame.and_then(dot_vox::Frame::orientation).map_or(Turn::IDENTITY, |r| {
+                    let c = r.to_cols_array_2d();
+                    Turn(c.map(|col| IVec3::new(col[0] as i32, col[1] as i32, col[2] as i32)))
+                });
+                // Bounded so the integer transforms below cannot overflow, whatever the file says.
+                if !within(t, MAX_TRANSLATION) {
+                    return Err(StoreError::Vox("scene translation out of range".into()));
+                }
+                // Child space to parent space: p_parent = r * p_child + t.
+                let next = rotation.apply(t) + translation;
+                if !within(next, MAX_TRANSLATION) {
+                    return Err(StoreError::Vox("scene translation out of range".into()));
+                }
+                self.walk(*child, rotation.then(r), next, depth + 1, out)
             }
-            Ok(())
-        }
-        SceneNode::Shape { models, .. } => {
-            if let Some(m) = models.first() {
-                out.push((m.model_id as usize, rotation, translation, true));
+            SceneNode::Group { children, .. } => {
+                for &c in children {
+                    self.walk(c, rotation, translation, depth + 1, out)?;
+                }
+                Ok(())
             }
-            Ok(())
+            SceneNode::Shape { models, .. } => {
+                let shown = keyframe(models.iter().map(|m| m.frame_index().unwrap_or(0)), self.options.frame);
+                if let Some(m) = shown.and_then(|i| models.get(i)) {
+                    out.push((m.model_id as usize, rotation, translation, true));
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -194,7 +317,9 @@ mod tests {
             };
             frames[0].attributes.insert(key.to_owned(), value.to_owned());
             let mut placements = Vec::new();
-            let result = walk(&bad, 0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements);
+            let options = VoxOptions::default();
+            let result =
+                Walker { data: &bad, options: &options }.walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements);
             assert!(matches!(result, Err(StoreError::Vox(_))), "{key}={value}");
         }
     }
@@ -216,7 +341,8 @@ mod tests {
                 })
                 .count();
             let mut placements = Vec::new();
-            walk(&data, 0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements).unwrap();
+            let options = VoxOptions { keep_hidden: true, ..VoxOptions::default() };
+            Walker { data: &data, options: &options }.walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements).unwrap();
             assert_eq!(placements.len(), instances, "{name}");
             let mut distinct: Vec<_> =
                 placements.iter().map(|(m, r, t, _)| (*m, r.0.map(|c| c.to_array()), t.to_array())).collect();
