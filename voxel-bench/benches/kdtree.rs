@@ -24,7 +24,7 @@ use voxel_bench::alloc::{CountingAlloc, retained_bytes};
 use voxel_bench::workloads::Rng;
 use voxel_bench::{config, figure};
 use voxel_core::{Aabb, Ray, TriangleSource, VoxelBox};
-use voxel_kdtree::{CompactTree, KdTree, QuadTree, Scratch};
+use voxel_kdtree::{BuildOptions, CompactTree, KdTree, QuadTree, Scratch};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};
@@ -48,6 +48,8 @@ struct Case {
     indices: Vec<[u32; 3]>,
     obvhs_tris: Vec<obvhs::triangle::Triangle>,
     ours: KdTree,
+    /// The quality build (binned surface-area cost) over the same mesh.
+    quality: KdTree,
     quads: QuadTree,
     parry: TriMesh,
     fastest: Bvh2,
@@ -70,11 +72,12 @@ impl Case {
             })
             .collect();
         let ours = KdTree::build(&mesh).expect("a mesher's mesh");
+        let quality = KdTree::build_with(&mesh, BuildOptions::QUALITY).expect("a mesher's mesh");
         let quads = QuadTree::build(&mesh).expect("voxel-mesh emits quads");
         let parry = TriMesh::new(vertices.clone(), indices.clone()).expect("valid mesh");
         let fastest = obvhs_build(&obvhs_tris, BvhBuildParams::fastest_build());
         let medium = obvhs_build(&obvhs_tris, BvhBuildParams::medium_build());
-        Self { name, mesh, vertices, indices, obvhs_tris, ours, quads, parry, fastest, medium }
+        Self { name, mesh, vertices, indices, obvhs_tris, ours, quality, quads, parry, fastest, medium }
     }
 
     fn triangles(&self) -> usize {
@@ -184,6 +187,8 @@ fn build_group(c: &mut Criterion, case: &Case) {
     let tris = case.triangles() as f64;
     let (tree, ours_bytes) = retained_bytes(|| KdTree::build(&case.mesh).expect("mesh"));
     drop(tree);
+    let (tree, quality_bytes) = retained_bytes(|| KdTree::build_with(&case.mesh, BuildOptions::QUALITY).expect("mesh"));
+    drop(tree);
     let (quads, quad_bytes) = retained_bytes(|| QuadTree::build(&case.mesh).expect("mesh"));
     drop(quads);
     let (parry, parry_bytes) =
@@ -197,7 +202,10 @@ fn build_group(c: &mut Criterion, case: &Case) {
     figure(&format!("kdtree/{name}/triangles"), tris, "");
     figure(&format!("kdtree/{name}/nodes-per-triangle/ours"), case.ours.nodes().len() as f64 / tris, "");
     figure(&format!("kdtree/{name}/depth/ours"), f64::from(case.ours.depth()), "");
+    figure(&format!("kdtree/{name}/nodes-per-triangle/ours-quality"), case.quality.nodes().len() as f64 / tris, "");
+    figure(&format!("kdtree/{name}/depth/ours-quality"), f64::from(case.quality.depth()), "");
     figure(&format!("kdtree/{name}/bytes-per-triangle/ours"), ours_bytes as f64 / tris, "B");
+    figure(&format!("kdtree/{name}/bytes-per-triangle/ours-quality"), quality_bytes as f64 / tris, "B");
     figure(&format!("kdtree/{name}/bytes-per-triangle/ours-quads"), quad_bytes as f64 / tris, "B");
     figure(&format!("kdtree/{name}/bytes-per-triangle/parry3d-with-mesh"), parry_bytes as f64 / tris, "B");
     if let (Ok(compact), bytes) = retained_bytes(|| CompactTree::build(&case.mesh)) {
@@ -213,6 +221,9 @@ fn build_group(c: &mut Criterion, case: &Case) {
     group.sample_size(10);
     group.bench_with_input(BenchmarkId::new("ours", name), &(), |b, ()| {
         b.iter(|| KdTree::build(&case.mesh).expect("mesh").nodes().len());
+    });
+    group.bench_with_input(BenchmarkId::new("ours-quality", name), &(), |b, ()| {
+        b.iter(|| KdTree::build_with(&case.mesh, BuildOptions::QUALITY).expect("mesh").nodes().len());
     });
     group.bench_with_input(BenchmarkId::new("parry3d", name), &(), |b, ()| {
         b.iter_batched(
@@ -256,6 +267,11 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
         })
         .collect();
     let medium: Vec<f32> = rays.iter().map(|r| obvhs_closest(&case.medium, &case.obvhs_tris, r)).collect();
+    let quality: Vec<f32> = rays
+        .iter()
+        .map(|r| case.quality.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map_or(f32::INFINITY, |h| h.t))
+        .collect();
+    assert_eq!(ours, quality, "the two builds answer the same");
     let hits = |v: &[f32]| v.iter().filter(|t| t.is_finite()).count() as f64;
     let disagree = ours.iter().zip(&parry).filter(|(a, b)| (**a - **b).abs() > 1e-3 * a.abs().max(1.0)).count();
     figure(&format!("kdtree/rays/{name}/hits/ours"), hits(&ours), &format!("of {}", rays.len()));
@@ -270,6 +286,15 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
             let mut sum = 0.0;
             for r in rays {
                 sum += case.ours.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+            }
+            sum
+        });
+    });
+    group.bench_with_input(BenchmarkId::new("ours-quality", &name), &(), |b, ()| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for r in rays {
+                sum += case.quality.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
             }
             sum
         });
@@ -326,10 +351,12 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
     let name = format!("{}/2x2x2-near-surface", case.name);
     let mut scratch = Scratch::for_tree(&case.ours);
     let mut found = Vec::new();
-    let (mut ours, mut exact, mut parry, mut fastest, mut medium) = (0, 0, 0, 0, 0);
+    let (mut ours, mut exact, mut parry, mut fastest, mut medium, mut quality) = (0, 0, 0, 0, 0, 0);
     for b in boxes {
         case.ours.query_aabb(b, &mut scratch, &mut found);
         ours += found.len();
+        case.quality.query_aabb(b, &mut scratch, &mut found);
+        quality += found.len();
         case.ours.query_aabb_exact(&case.mesh, b, &mut scratch, &mut found);
         exact += found.len();
         parry += case.parry.bvh().intersect_aabb(&parry_aabb(b)).count();
@@ -338,6 +365,7 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
     }
     let per = |n: usize| n as f64 / boxes.len() as f64;
     figure(&format!("kdtree/boxes/{name}/candidates/ours"), per(ours), "per box");
+    figure(&format!("kdtree/boxes/{name}/candidates/ours-quality"), per(quality), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/parry3d"), per(parry), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/obvhs-fastest"), per(fastest), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/obvhs-medium"), per(medium), "per box");
@@ -350,6 +378,16 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
             let mut n = 0;
             for b in boxes {
                 case.ours.query_aabb(black_box(b), &mut scratch, &mut found);
+                n += found.len();
+            }
+            n
+        });
+    });
+    group.bench_with_input(BenchmarkId::new("ours-quality", &name), &(), |bench, ()| {
+        bench.iter(|| {
+            let mut n = 0;
+            for b in boxes {
+                case.quality.query_aabb(black_box(b), &mut scratch, &mut found);
                 n += found.len();
             }
             n
@@ -387,6 +425,145 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
     group.finish();
 }
 
+/// Rays and boxes per 8^3 chunk in [`chunk_group`].
+const PER_CHUNK: usize = 16;
+
+/// Every non-empty 8^3 chunk of the region, the chunks `TerrainCollider` builds a tree for on
+/// first need: building all of them, and per chunk [`PER_CHUNK`] rays from above its surface and
+/// 2x2x2 boxes near it, the collider's two queries (ray casts and contact candidates).
+fn chunk_group(c: &mut Criterion, world: &VoxelStore) {
+    let mut mesher = Mesher::new();
+    let mut chunks = Vec::new();
+    for key in VoxelBox::new(REGION_MIN, REGION_MIN + REGION).chunk_keys(8).iter() {
+        let mut mesh = Mesh::new();
+        mesher.surface_nets(world, VoxelBox::chunk(key, 8), &MeshOptions::PHYSICS, &mut mesh).expect("chunk");
+        if mesh.triangle_count() > 0 {
+            chunks.push(Case::new(format!("{key}"), mesh));
+        }
+    }
+    let name = "terrain-8^3-chunks";
+    let triangles: usize = chunks.iter().map(Case::triangles).sum();
+    figure(&format!("kdtree/{name}/chunks"), chunks.len() as f64, "");
+    figure(&format!("kdtree/{name}/triangles-per-chunk"), triangles as f64 / chunks.len() as f64, "");
+    let mut scratch = Scratch::new();
+    let mut rng = Rng::new(21);
+    let queries: Vec<(Vec<Ray>, Vec<Aabb>)> = chunks
+        .iter()
+        .map(|case| {
+            let b = case.ours.bounds();
+            let rays: Vec<Ray> = (0..PER_CHUNK)
+                .map(|_| {
+                    let origin = Vec3::new(rng.range(b.min.x, b.max.x), b.max.y + 1.0, rng.range(b.min.z, b.max.z));
+                    Ray::new(origin, Vec3::new(rng.range(-0.5, 0.5), -1.0, rng.range(-0.5, 0.5)).normalize())
+                })
+                .collect();
+            let boxes = rays
+                .iter()
+                .map(|r| {
+                    let hit = case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch);
+                    let c = hit.map_or_else(|| rng.point_in(&b), |h| r.at(h.t));
+                    Aabb::new(c - Vec3::ONE, c + Vec3::ONE)
+                })
+                .collect();
+            (rays, boxes)
+        })
+        .collect();
+    let (mut ours, mut quality, mut parry) = (0, 0, 0);
+    let mut found = Vec::new();
+    for (case, (_, boxes)) in chunks.iter().zip(&queries) {
+        for b in boxes {
+            case.ours.query_aabb(b, &mut scratch, &mut found);
+            ours += found.len();
+            case.quality.query_aabb(b, &mut scratch, &mut found);
+            quality += found.len();
+            parry += case.parry.bvh().intersect_aabb(&parry_aabb(b)).count();
+        }
+    }
+    let boxes = (chunks.len() * PER_CHUNK) as f64;
+    figure(&format!("kdtree/boxes/{name}/2x2x2-near-surface/candidates/ours"), ours as f64 / boxes, "per box");
+    figure(
+        &format!("kdtree/boxes/{name}/2x2x2-near-surface/candidates/ours-quality"),
+        quality as f64 / boxes,
+        "per box",
+    );
+    figure(&format!("kdtree/boxes/{name}/2x2x2-near-surface/candidates/parry3d"), parry as f64 / boxes, "per box");
+
+    let mut group = c.benchmark_group("kdtree/build");
+    group.throughput(Throughput::Elements(triangles as u64));
+    group.sample_size(10);
+    for (label, options) in [("ours", BuildOptions::FAST), ("ours-quality", BuildOptions::QUALITY)] {
+        group.bench_function(BenchmarkId::new(label, name), |b| {
+            b.iter(|| chunks.iter().map(|c| KdTree::build_with(&c.mesh, options).expect("mesh").len()).sum::<usize>());
+        });
+    }
+    group.bench_function(BenchmarkId::new("parry3d", name), |b| {
+        b.iter_batched(
+            || chunks.iter().map(|c| (c.vertices.clone(), c.indices.clone())).collect::<Vec<_>>(),
+            |meshes| meshes.into_iter().map(|(v, i)| TriMesh::new(v, i).expect("mesh")).collect::<Vec<_>>(),
+            BatchSize::LargeInput,
+        );
+    });
+    for (label, params) in
+        [("obvhs-fastest", BvhBuildParams::fastest_build()), ("obvhs-medium", BvhBuildParams::medium_build())]
+    {
+        group.bench_function(BenchmarkId::new(label, name), |b| {
+            b.iter(|| chunks.iter().map(|c| obvhs_build(&c.obvhs_tris, params).nodes.len()).sum::<usize>());
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("kdtree/rays");
+    group.throughput(Throughput::Elements(boxes as u64));
+    let rays_of = |tree: fn(&Case) -> &KdTree, scratch: &mut Scratch| {
+        let mut sum = 0.0;
+        for (case, (rays, _)) in chunks.iter().zip(&queries) {
+            for r in rays {
+                sum += tree(case).cast_ray(&case.mesh, black_box(r), T_MAX, scratch).map_or(0.0, |h| h.t);
+            }
+        }
+        sum
+    };
+    group.bench_function(BenchmarkId::new("ours", format!("{name}/from-above")), |b| {
+        b.iter(|| rays_of(|c| &c.ours, &mut scratch));
+    });
+    group.bench_function(BenchmarkId::new("ours-quality", format!("{name}/from-above")), |b| {
+        b.iter(|| rays_of(|c| &c.quality, &mut scratch));
+    });
+    group.bench_function(BenchmarkId::new("parry3d", format!("{name}/from-above")), |b| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            for (case, (rays, _)) in chunks.iter().zip(&queries) {
+                for r in rays {
+                    let r = parry3d::query::Ray::new(black_box(r).origin, r.dir);
+                    sum += case.parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0);
+                }
+            }
+            sum
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("kdtree/boxes-exact");
+    group.throughput(Throughput::Elements(boxes as u64));
+    let boxes_of = |tree: fn(&Case) -> &KdTree, scratch: &mut Scratch, found: &mut Vec<u32>| {
+        let mut n = 0;
+        for (case, (_, boxes)) in chunks.iter().zip(&queries) {
+            for b in boxes {
+                tree(case).query_aabb_exact(&case.mesh, black_box(b), scratch, found);
+                n += found.len();
+            }
+        }
+        n
+    };
+    group.bench_function(BenchmarkId::new("ours", format!("{name}/2x2x2-near-surface")), |b| {
+        b.iter(|| boxes_of(|c| &c.ours, &mut scratch, &mut found));
+    });
+    group.bench_function(BenchmarkId::new("ours-quality", format!("{name}/2x2x2-near-surface")), |b| {
+        b.iter(|| boxes_of(|c| &c.quality, &mut scratch, &mut found));
+    });
+    group.finish();
+}
+
 /// The meshing time of the region in the same run, for the "build <= 1x meshing" goal: Surface
 /// Nets into a reused mesh with a reused mesher (warm, as the build benches are).
 fn meshing_group(c: &mut Criterion, world: &VoxelStore) {
@@ -407,6 +584,7 @@ fn meshing_group(c: &mut Criterion, world: &VoxelStore) {
 fn terrain(c: &mut Criterion) {
     let world = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
     meshing_group(c, &world);
+    chunk_group(c, &world);
     for case in cases(&world) {
         build_group(c, &case);
         let above = rays_from_above(&case, 11);

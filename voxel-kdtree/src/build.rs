@@ -10,6 +10,36 @@ use voxel_core::{Aabb, TriangleSource, validate_triangles};
 use crate::node::{MAX_INDEX, Node};
 use crate::{KdTree, KdTreeError};
 
+mod quality;
+
+/// How a tree chooses its splits ([`KdTree::build_with`]). Both builds make the same nodes (at
+/// most one per primitive), answer every query the same, and are deterministic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BuildOptions {
+    quality: bool,
+}
+
+impl BuildOptions {
+    /// The seed's build (longest axis, mean of the midpoints, at least a quarter per side): the
+    /// fastest to build, for small, often rebuilt chunks. [`KdTree::build`] uses it.
+    pub const FAST: Self = Self { quality: false };
+    /// Each node's axis and planes by a binned surface-area cost over the volumes the queries
+    /// test: slower to build, fewer nodes and triangles visited per query, for meshes queried
+    /// much more often than they are rebuilt. Its depth stays within 63 rather than
+    /// [`depth_bound`].
+    pub const QUALITY: Self = Self { quality: true };
+
+    /// True for [`BuildOptions::QUALITY`].
+    pub fn is_quality(&self) -> bool {
+        self.quality
+    }
+
+    /// The deepest a tree over `count` primitives built so can be.
+    pub(crate) fn depth_limit(&self, count: usize) -> u32 {
+        if self.quality { quality::MAX_DEPTH } else { depth_bound(count) }
+    }
+}
+
 /// Most primitives a tree takes: the 30-bit child index must address the nodes (about one per
 /// primitive, at most two), with room to spare.
 pub const MAX_PRIMITIVES: usize = 1 << 28;
@@ -134,7 +164,12 @@ pub(crate) fn triangle_records<S: TriangleSource + ?Sized>(source: &S) -> Result
 
 /// Builds the nodes over `records`, using the vector's spare capacity (callers reserve twice the
 /// record count, see [`triangle_records`]) for the partition's second buffer.
-pub(crate) fn build(mut records: Vec<Record>, source_primitives: usize, skipped: usize) -> KdTree {
+pub(crate) fn build(
+    mut records: Vec<Record>,
+    source_primitives: usize,
+    skipped: usize,
+    options: BuildOptions,
+) -> KdTree {
     let mut tree = KdTree {
         nodes: Vec::new(),
         bounds: Aabb::EMPTY,
@@ -161,10 +196,14 @@ pub(crate) fn build(mut records: Vec<Record>, source_primitives: usize, skipped:
     let n = records.len();
     records.resize(2 * n, Record::EMPTY);
     let (records, spare) = records.split_at_mut(n);
-    builder.split(records, spare, 0, bounds, sum, 0);
+    if options.quality {
+        builder.split_quality(records, spare, 0, bounds, 0);
+    } else {
+        builder.split(records, spare, 0, bounds, sum, 0);
+    }
     let Builder { nodes, depth, .. } = builder;
     debug_assert!(nodes.len() <= records.len().max(1), "{} nodes for {} primitives", nodes.len(), records.len());
-    debug_assert!(depth <= depth_bound(records.len()), "depth {depth} over the bound");
+    debug_assert!(depth <= options.depth_limit(records.len()), "depth {depth} over the bound");
     debug_assert!(nodes.len() <= MAX_INDEX as usize);
     tree.nodes = nodes;
     tree.depth = depth;
@@ -240,9 +279,9 @@ impl Builder {
         // Midpoints are compared doubled (`min + max`), so the mean is the doubled sum over n.
         let split = sum[axis] / n as f32;
         let parts = match axis {
-            0 => split_records::<0>(records, spare, split, &mut self.bits),
-            1 => split_records::<1>(records, spare, split, &mut self.bits),
-            _ => split_records::<2>(records, spare, split, &mut self.bits),
+            0 => split_records::<0>(records, spare, split, &mut self.bits, n.div_ceil(4)),
+            1 => split_records::<1>(records, spare, split, &mut self.bits, n.div_ceil(4)),
+            _ => split_records::<2>(records, spare, split, &mut self.bits, n.div_ceil(4)),
         };
         let (left_volume, right_volume) = self.branch(node, axis, [parts.left_max, parts.right_min], &volume);
         let first_child = self.nodes.len() - 2;
@@ -402,7 +441,8 @@ struct Parts {
 /// Splits `src` into `dst` on axis `A` at the doubled midpoint `split` (seed: midpoints below the
 /// mean go left), with two rules on the counts:
 ///
-/// - **25%** (seed): when a side would get fewer than a quarter of the records (or every
+/// - **25%** (seed; `min_side` is the quarter, rounded up, or smaller in the quality build where
+///   the depth allows): when a side would get fewer than a quarter of the records (or every
 ///   midpoint is on one side: equal midpoints, a split lost to rounding), the midpoint order is
 ///   split in halves instead;
 /// - **even left side** (this crate): when the left side's count is odd, the record whose
@@ -414,11 +454,17 @@ struct Parts {
 /// Whatever the case, the left side is a prefix of the records ordered by [`sort_key`] (midpoint,
 /// then id), so the tree depends on the primitives and their ids, not on the input order.
 #[inline(always)]
-fn split_records<const A: usize>(src: &[Record], dst: &mut [Record], split: f32, bits: &mut Vec<u64>) -> Parts {
+fn split_records<const A: usize>(
+    src: &[Record],
+    dst: &mut [Record],
+    split: f32,
+    bits: &mut Vec<u64>,
+    min_side: usize,
+) -> Parts {
     let n = src.len().min(dst.len());
     let p = partition::<A>(src, dst, split, bits);
     let below = p.left;
-    let (lo, hi) = (n.div_ceil(4), n - n.div_ceil(4));
+    let (lo, hi) = (min_side, n.saturating_sub(min_side));
     if below < lo || below > hi {
         return halves::<A>(&mut dst[..n]);
     }

@@ -16,7 +16,7 @@ use voxel_core::{Aabb, Ray, TriangleSource};
 use crate::intersect::{Sheared, with_major_axis};
 use crate::node::Node;
 use crate::query::{NodeSource, walk_aabb, walk_ray};
-use crate::{KdTree, KdTreeError, RayHit, Scratch};
+use crate::{BuildOptions, KdTree, KdTreeError, RayHit, Scratch};
 
 /// Most nodes a compact tree holds: the 14-bit child index (about 15k triangles; a 32^3 terrain
 /// chunk has 2k to 12k).
@@ -70,6 +70,15 @@ impl CompactTree {
     /// [`MAX_COMPACT_NODES`] nodes; [`KdTreeError::OutOfRangeForCompact`] for coordinates beyond a
     /// quarter of `f32::MAX`; [`KdTreeError::Source`] as [`KdTree::build`].
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
+        Self::build_with(source, BuildOptions::FAST)
+    }
+
+    /// [`CompactTree::build`] over a full tree built with `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`CompactTree::build`].
+    pub fn build_with<S: TriangleSource + ?Sized>(source: &S, options: BuildOptions) -> Result<Self, KdTreeError> {
         for (what, count, limit) in
             [("vertices", source.vertex_count(), 1 << 16), ("triangles", source.triangle_count(), 1 << 16)]
         {
@@ -77,7 +86,7 @@ impl CompactTree {
                 return Err(KdTreeError::TooLargeForCompact { what, count });
             }
         }
-        let full = KdTree::build(source)?;
+        let full = KdTree::build_with(source, options)?;
         if full.nodes.len() > MAX_COMPACT_NODES {
             return Err(KdTreeError::TooLargeForCompact { what: "nodes", count: full.nodes.len() });
         }

@@ -79,7 +79,7 @@ mod quads;
 mod query;
 
 pub use batch::BoxResults;
-pub use build::{MAX_PRIMITIVES, depth_bound, triangle_is_usable};
+pub use build::{BuildOptions, MAX_PRIMITIVES, depth_bound, triangle_is_usable};
 pub use compact::{CompactTree, MAX_COMPACT_NODES};
 pub use error::KdTreeError;
 pub use intersect::{ray_triangle, triangle_overlaps_aabb};
@@ -111,8 +111,18 @@ impl KdTree {
     /// [`KdTreeError::Source`] when a triangle names a missing vertex or the counts exceed `u32`;
     /// [`KdTreeError::TooManyPrimitives`] beyond [`MAX_PRIMITIVES`] triangles.
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
+        Self::build_with(source, BuildOptions::FAST)
+    }
+
+    /// [`KdTree::build`] with the split rule of `options` ([`BuildOptions::QUALITY`] for fewer
+    /// nodes visited per query at a higher build cost).
+    ///
+    /// # Errors
+    ///
+    /// As [`KdTree::build`].
+    pub fn build_with<S: TriangleSource + ?Sized>(source: &S, options: BuildOptions) -> Result<Self, KdTreeError> {
         let (records, skipped) = build::triangle_records(source)?;
-        Ok(build::build(records, source.triangle_count(), skipped))
+        Ok(build::build(records, source.triangle_count(), skipped, options))
     }
 
     /// The nodes, root first (empty for a tree without triangles).
@@ -125,7 +135,8 @@ impl KdTree {
         self.bounds
     }
 
-    /// The deepest leaf's depth (root at 0); never above [`depth_bound`] of the triangle count.
+    /// The deepest leaf's depth (root at 0); never above [`depth_bound`] of the triangle count
+    /// for [`BuildOptions::FAST`], nor above 63 (the [`Scratch`] stack) for either build.
     pub fn depth(&self) -> u32 {
         self.depth
     }

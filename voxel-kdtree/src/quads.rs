@@ -6,7 +6,7 @@
 
 use voxel_core::{Aabb, Ray, TriangleSource, validate_triangles};
 
-use crate::build::{self, MAX_PRIMITIVES, Record, triangle_is_usable};
+use crate::build::{self, BuildOptions, MAX_PRIMITIVES, Record, triangle_is_usable};
 use crate::intersect::{
     box_centre, box_half, quad_projected, triangle_overlaps_box, triangle_projected, with_major_axis,
 };
@@ -52,6 +52,15 @@ impl QuadTree {
     /// [`KdTreeError::NotQuads`] when the triangles do not pair into quads;
     /// [`KdTreeError::Source`] and [`KdTreeError::TooManyPrimitives`] as [`KdTree::build`].
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
+        Self::build_with(source, BuildOptions::FAST)
+    }
+
+    /// [`QuadTree::build`] with the split rule of `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`QuadTree::build`].
+    pub fn build_with<S: TriangleSource + ?Sized>(source: &S, options: BuildOptions) -> Result<Self, KdTreeError> {
         validate_triangles(source)?;
         let triangles = source.triangle_count();
         if !triangles.is_multiple_of(2) {
@@ -81,7 +90,7 @@ impl QuadTree {
             let id = q | if use_a { 0 } else { SKIP_FIRST } | if use_b { 0 } else { SKIP_SECOND };
             records.push(Record::new(bounds.min, bounds.max, id));
         }
-        Ok(Self { tree: build::build(records, triangles, skipped) })
+        Ok(Self { tree: build::build(records, triangles, skipped, options) })
     }
 
     /// The underlying tree; its leaves hold quad ids, with the two top bits marking unusable

@@ -5,7 +5,7 @@
 use glam::{IVec3, Vec3};
 use proptest::prelude::*;
 use voxel_core::{Aabb, IndexedMesh, Ray, TriangleSource, VoxelBox};
-use voxel_kdtree::{CompactTree, KdTree, KdTreeError, Scratch};
+use voxel_kdtree::{BuildOptions, CompactTree, KdTree, KdTreeError, Scratch};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::generate::{self, Terrain};
 
@@ -214,9 +214,9 @@ fn terrain_chunk(seed: u64, key: IVec3, offset: Vec3) -> IndexedMesh {
 /// Every compact hit (closest and all-hits) lies within [`CompactTree::hit_tolerance`] of its
 /// original triangle, and the compact tree finds every hit the full tree finds, on random rays
 /// from above and from inside the chunk (caves).
-fn check_hits_are_on_the_mesh(mesh: &IndexedMesh, seed: u64) {
+fn check_hits_are_on_the_mesh(mesh: &IndexedMesh, seed: u64, options: BuildOptions) {
     let full = KdTree::build(mesh).unwrap();
-    let compact = CompactTree::build(mesh).unwrap();
+    let compact = CompactTree::build_with(mesh, options).unwrap();
     let b = full.bounds();
     if !b.is_valid() {
         return;
@@ -269,6 +269,7 @@ proptest! {
         offset in prop::sample::select(vec![Vec3::ZERO, Vec3::new(658.0, 3.0, 88.0), Vec3::new(-4000.0, 60.0, 12000.0)]),
     ) {
         let mesh = terrain_chunk(seed, key, offset);
-        check_hits_are_on_the_mesh(&mesh, seed);
+        check_hits_are_on_the_mesh(&mesh, seed, BuildOptions::FAST);
+        check_hits_are_on_the_mesh(&mesh, seed ^ 3, BuildOptions::QUALITY);
     }
 }

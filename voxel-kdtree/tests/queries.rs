@@ -6,8 +6,8 @@ use glam::Vec3;
 use proptest::prelude::*;
 use voxel_core::{Aabb, IndexedMesh, Ray, TriangleSource};
 use voxel_kdtree::{
-    BoxResults, KdTree, NodeKind, QuadTree, RayHit, Scratch, depth_bound, ray_triangle, triangle_is_usable,
-    triangle_overlaps_aabb,
+    BoxResults, BuildOptions, KdTree, NodeKind, QuadTree, RayHit, Scratch, depth_bound, ray_triangle,
+    triangle_is_usable, triangle_overlaps_aabb,
 };
 
 /// A small deterministic generator (tests must not depend on a crate's random stream changing).
@@ -170,14 +170,35 @@ fn boxes(mesh: &IndexedMesh, seed: u64, count: usize) -> Vec<Aabb> {
         .collect()
 }
 
-/// The checks every mesh goes through.
+/// The checks every mesh goes through, for both builds.
 fn check(mesh: &IndexedMesh, seed: u64) {
-    let tree = KdTree::build(mesh).unwrap();
+    let fast = KdTree::build(mesh).unwrap();
+    check_tree(&fast, mesh, seed, depth_bound(fast.len()));
+    let quality = KdTree::build_with(mesh, BuildOptions::QUALITY).unwrap();
+    // The quality build may go deeper than the seed's bound, up to what the stack holds.
+    check_tree(&quality, mesh, seed, 63);
+    assert_eq!(quality, KdTree::build_with(mesh, BuildOptions::QUALITY).unwrap(), "deterministic");
+    // The same answers as the seed's build (closest hits exactly, box queries as sets).
+    let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
+    for ray in rays(mesh, seed ^ 5, 40) {
+        assert_eq!(quality.cast_ray(mesh, &ray, 50.0, &mut s1), fast.cast_ray(mesh, &ray, 50.0, &mut s2), "{ray:?}");
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for query in boxes(mesh, seed ^ 9, 20) {
+        quality.query_aabb_exact(mesh, &query, &mut s1, &mut a);
+        fast.query_aabb_exact(mesh, &query, &mut s2, &mut b);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "{query:?}");
+    }
+}
+
+fn check_tree(tree: &KdTree, mesh: &IndexedMesh, seed: u64, max_depth: u32) {
     let usable_count = usable(mesh).count();
     assert_eq!(tree.len(), usable_count);
     assert_eq!(tree.skipped(), mesh.triangle_count() - usable_count);
-    assert!(tree.depth() <= depth_bound(tree.len()), "depth {} over bound", tree.depth());
-    check_structure(&tree, mesh);
+    assert!(tree.depth() <= max_depth, "depth {} over {max_depth}", tree.depth());
+    check_structure(tree, mesh);
     // Even splits: every leaf holds two triangles but one when the count is odd, so at most one
     // node per triangle (12 bytes per triangle).
     let singles = tree.nodes().iter().filter(|n| matches!(n.kind(), NodeKind::Leaf { count: 1, .. })).count();
@@ -388,6 +409,25 @@ fn deep_degenerate_distributions_stay_within_the_depth_bound() {
     let tree = KdTree::build(&mesh).unwrap();
     assert!(tree.depth() <= depth_bound(tree.len()));
     check(&mesh, 5);
+}
+
+/// Triangles of geometric sizes from one corner: the surface-area cost peels the largest off a
+/// few at a time, past the seed's depth bound (43 levels against 18); the quality build must stay
+/// within the stack's 63 levels and still answer as brute force.
+#[test]
+fn quality_build_stays_within_the_stack_on_geometric_sizes() {
+    let mut positions = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..600u32 {
+        let k = 1.05f32.powi(i as i32);
+        let base = positions.len() as u32;
+        positions.extend([Vec3::ZERO, Vec3::new(k, 0.1 * k, 0.0), Vec3::new(0.0, 0.2 * k, k)]);
+        tris.push([base, base + 1, base + 2]);
+    }
+    let mesh = IndexedMesh::new(positions, tris).unwrap();
+    let tree = KdTree::build_with(&mesh, BuildOptions::QUALITY).unwrap();
+    assert!(tree.depth() <= 63 && tree.depth() > depth_bound(tree.len()), "depth {}", tree.depth());
+    check(&mesh, 11);
 }
 
 /// Rays parallel to split planes and starting exactly on them (height field vertices lie on the

@@ -5,8 +5,11 @@
 use std::collections::HashMap;
 
 use glam::{IVec3, Vec3};
+use proptest::prelude::*;
 use voxel_core::{Aabb, IndexedMesh, Ray, TriangleSource, VoxelBox};
-use voxel_kdtree::{KdTree, QuadTree, Scratch, ray_triangle, triangle_is_usable};
+use voxel_kdtree::{
+    BuildOptions, KdTree, QuadTree, RayHit, Scratch, ray_triangle, triangle_is_usable, triangle_overlaps_aabb,
+};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::generate::{self, Terrain};
 use voxel_testdata::{data_files, load_mesh};
@@ -155,4 +158,81 @@ fn surface_nets_terrain_chunks() {
         tested += check_watertight(&mesh, &format!("chunk {key}"), 4000);
     }
     assert!(tested > 1000, "only {tested} rays");
+}
+
+/// Both builds answer random rays (from above and from inside) and boxes exactly as brute force
+/// over every usable triangle, and so as each other; the quality tree keeps one node per
+/// triangle at most.
+fn check_builds_against_brute_force<S: TriangleSource>(mesh: &S, seed: u64, rays: usize) {
+    let fast = KdTree::build(mesh).unwrap();
+    let quality = KdTree::build_with(mesh, BuildOptions::QUALITY).unwrap();
+    assert_eq!(quality.len(), fast.len());
+    assert!(quality.nodes().len() <= quality.len().max(1), "{} nodes", quality.nodes().len());
+    assert!(quality.depth() <= 63);
+    let b = fast.bounds();
+    if !b.is_valid() {
+        return;
+    }
+    let usable: Vec<(u32, [Vec3; 3])> = (0..mesh.triangle_count() as u32)
+        .map(|t| (t, mesh.triangle_positions(t)))
+        .filter(|(_, p)| triangle_is_usable(*p))
+        .collect();
+    let mut state = seed | 1;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let point = |unit: &mut dyn FnMut() -> f32| b.min + b.size() * Vec3::new(unit(), unit(), unit());
+    let mut scratch = Scratch::new();
+    let (mut found, mut expect) = (Vec::new(), Vec::new());
+    for i in 0..rays {
+        let (origin, target) = (point(&mut unit), point(&mut unit));
+        let origin = if i % 2 == 0 { Vec3::new(origin.x, b.max.y + 1.0, origin.z) } else { origin };
+        let ray = Ray::new(origin, target - origin);
+        let t_max = 1e4;
+        let brute = usable
+            .iter()
+            .filter_map(|&(id, tri)| ray_triangle(&ray, tri, t_max).map(|t| RayHit { t, triangle: id }))
+            .min_by(|x, y| x.t.total_cmp(&y.t).then(x.triangle.cmp(&y.triangle)));
+        assert_eq!(quality.cast_ray(mesh, &ray, t_max, &mut scratch), brute, "quality {ray:?}");
+        assert_eq!(fast.cast_ray(mesh, &ray, t_max, &mut scratch), brute, "fast {ray:?}");
+        let centre = point(&mut unit);
+        let half = b.size().max_element() * 0.05 * unit();
+        let query = Aabb::new(centre - half, centre + half);
+        expect.clear();
+        expect.extend(usable.iter().filter(|(_, tri)| triangle_overlaps_aabb(*tri, &query)).map(|&(id, _)| id));
+        for tree in [&quality, &fast] {
+            tree.query_aabb_exact(mesh, &query, &mut scratch, &mut found);
+            found.sort_unstable();
+            assert_eq!(found, expect, "{query:?}");
+        }
+    }
+}
+
+#[test]
+fn quality_build_on_data_meshes_equals_brute_force() {
+    for (i, (name, mesh)) in load_all().into_iter().enumerate() {
+        if mesh.triangle_count() > 200_000 {
+            continue;
+        }
+        eprintln!("{name}: {} triangles", mesh.triangle_count());
+        check_builds_against_brute_force(&mesh, i as u64 + 1, 100);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn quality_build_on_terrain_chunks_equals_brute_force(
+        seed in any::<u64>(),
+        key in prop::sample::select(vec![IVec3::ZERO, IVec3::new(1, 0, 1), IVec3::new(0, 1, 1)]),
+    ) {
+        let world = generate::terrain(&Terrain::new(IVec3::new(64, 64, 64), seed)).unwrap();
+        let mut mesh = Mesh::new();
+        Mesher::new().surface_nets(&world, VoxelBox::chunk(key, 32), &MeshOptions::PHYSICS, &mut mesh).unwrap();
+        check_builds_against_brute_force(&mesh, seed, 150);
+    }
 }
