@@ -60,6 +60,9 @@ pub struct Terrain {
     pub cave_frequency: f32,
     /// Empty voxels below this height fill with water; `None` for no water.
     pub water_level: Option<f32>,
+    /// The world's floor: every voxel with `y < floor` is rock that caves do not carve, so no
+    /// column of the world is empty (a ray looking down always lands). `0.0` for no floor.
+    pub floor: f32,
 }
 
 impl Terrain {
@@ -76,14 +79,16 @@ impl Terrain {
             cave_width: 0.12,
             cave_frequency: 1.0 / 96.0,
             water_level: Some(0.4 * h),
+            floor: 3.0,
         }
     }
 
     fn validate(&self) -> Result<(), StoreError> {
-        let finite = [self.base_height, self.amplitude, self.frequency, self.cave_width, self.cave_frequency]
-            .iter()
-            .chain(self.water_level.as_ref())
-            .all(|v| v.is_finite());
+        let finite =
+            [self.base_height, self.amplitude, self.frequency, self.cave_width, self.cave_frequency, self.floor]
+                .iter()
+                .chain(self.water_level.as_ref())
+                .all(|v| v.is_finite());
         if !finite {
             return Err(StoreError::InvalidParameter("terrain parameters must be finite"));
         }
@@ -117,8 +122,9 @@ impl Terrain {
     }
 }
 
-/// A terrain world: multi-octave noise heightfield, 3D tunnels carved by ridged noise, and water
-/// below the water level. Uses [`palette`]'s materials. Deterministic by `params.seed`.
+/// A terrain world: multi-octave noise heightfield, 3D tunnels carved by ridged noise, water
+/// below the water level, and a rock floor under it all. Uses [`palette`]'s materials.
+/// Deterministic by `params.seed`.
 ///
 /// ```
 /// use glam::IVec3;
@@ -128,6 +134,8 @@ impl Terrain {
 /// assert!(world.chunk_count() > 0);
 /// assert!(world.get(IVec3::new(10, 0, 10)).is_inside(), "the bottom of the world is rock");
 /// assert!(!world.get(IVec3::new(10, 47, 10)).is_inside(), "the top is air");
+/// // The floor: no column is empty, whatever the caves carve.
+/// assert!((0..64).all(|x| (0..64).all(|z| world.get(IVec3::new(x, 0, z)).is_inside())));
 /// ```
 pub fn terrain(params: &Terrain) -> Result<VoxelStore, StoreError> {
     params.validate()?;
@@ -164,13 +172,19 @@ fn terrain_region(t: &Terrain, region: VoxelBox, out: &mut [Voxel]) {
                 d = d.max((t.cave_width - a.max(b)) * cave_scale);
             }
         }
+        // The floor joins the ground after the caves, so they never carve through the bottom.
+        let floor = if t.floor > 0.0 { p.y + 0.5 - t.floor } else { f32::INFINITY };
+        let on_floor = floor < d;
+        d = d.min(floor);
         // Cave air keeps the rock's material: an outside voxel's material is never a phase (outside
         // is empty whatever it names), and one material per tunnel row packs rows at half the size.
         let air_material = if p.y < h { materials::ROCK } else { materials::AIR };
         *v = if d < 0.0 {
             let depth = h - p.y;
-            let material = if depth < 1.5 {
-                crate::generate::materials::GRASS
+            let material = if on_floor {
+                materials::ROCK
+            } else if depth < 1.5 {
+                materials::GRASS
             } else if depth < 4.0 {
                 materials::DIRT
             } else {
@@ -389,6 +403,40 @@ mod tests {
             assert!((n - prev).abs() < 0.1, "jump at {i}");
             prev = n;
             assert!(gradient_noise_2d(3, Vec2::new(i as f32 * 0.013, -4.2)).abs() <= 1.5);
+        }
+    }
+
+    /// Columns `(x, z)` of `store` over `size` without one solid voxel (water is not solid).
+    fn empty_columns(store: &VoxelStore, size: IVec3) -> usize {
+        let solid = |p: IVec3| {
+            let v = store.get(p);
+            v.is_inside() && v.material != materials::WATER
+        };
+        (0..size.x)
+            .flat_map(|x| (0..size.z).map(move |z| (x, z)))
+            .filter(|&(x, z)| (0..size.y).all(|y| !solid(IVec3::new(x, y, z))))
+            .count()
+    }
+
+    #[test]
+    fn the_floor_leaves_no_column_empty() {
+        // The demo's hilly world, whose caves reach the bottom of the world in places (without the
+        // floor, 1314 of the 65536 columns of its 256 x 96 x 256 default had no solid voxel).
+        let size = IVec3::new(160, 96, 160);
+        let params = Terrain { amplitude: 0.32 * 96.0, frequency: 1.0 / 110.0, ..Terrain::new(size, 7) };
+        let bare = terrain(&Terrain { floor: 0.0, ..params.clone() }).unwrap();
+        assert!(empty_columns(&bare, size) > 100, "this world needs the floor: caves reach y = 0 without it");
+        assert_eq!(bare.get(IVec3::new(100, 0, 0)).material, materials::WATER);
+        let floored = terrain(&params).unwrap();
+        assert_eq!(empty_columns(&floored, size), 0);
+        for (x, z) in [(0, 0), (100, 0), (37, 121)] {
+            let bottom = floored.get(IVec3::new(x, 0, z));
+            assert!(bottom.is_inside() && bottom.material == materials::ROCK);
+            assert!(floored.get(IVec3::new(x, 2, z)).is_inside(), "floor 3.0 is three voxels deep");
+        }
+        // Past the floor's distance band the world is the same voxels.
+        for p in VoxelBox::new(IVec3::new(0, 6, 0), size).iter().step_by(97) {
+            assert_eq!(bare.get(p), floored.get(p), "{p}");
         }
     }
 
