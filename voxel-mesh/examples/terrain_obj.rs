@@ -4,6 +4,9 @@
 //! ```text
 //! cargo run --release -p voxel-mesh --example terrain_obj -- [out-dir] [blocky]
 //! ```
+//!
+//! Without `out-dir` the files (about 8 MB) go to `target/terrain_obj/` (under `CARGO_TARGET_DIR`
+//! when it is set), never into the repository.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -13,8 +16,14 @@ use voxel_core::VoxelBox;
 use voxel_mesh::{Mesh, MeshOptions, Mesher, Surface};
 use voxel_store::generate::{self, Terrain};
 
+/// Where the files go when no folder is named: cargo's target folder, not the source tree.
+fn default_out_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(workspace_target, Into::into).join("terrain_obj")
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let out_dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
+    let out_dir = std::env::args().nth(1).map_or_else(default_out_dir, Into::into);
+    std::fs::create_dir_all(&out_dir)?;
     let blocky = std::env::args().nth(2).is_some_and(|a| a == "blocky");
     let size = IVec3::new(128, 64, 128);
     let world = generate::terrain(&Terrain::new(size, 5))?;
@@ -38,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             normals.extend_from_slice(chunk_mesh.normals());
             faces.extend((0..chunk_mesh.quad_count()).map(|q| chunk_mesh.quad(q).map(|i| i + base)));
         }
-        let path = std::path::Path::new(&out_dir).join(format!("terrain-{name}.obj"));
+        let path = out_dir.join(format!("terrain-{name}.obj"));
         let mut w = BufWriter::new(File::create(&path)?);
         for p in &positions {
             writeln!(w, "v {} {} {}", p.x, p.y, p.z)?;
@@ -53,4 +62,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}: {} vertices, {} quads", path.display(), positions.len(), faces.len());
     }
     Ok(())
+}
+
+/// The workspace's `target/` folder (this crate's parent folder holds the workspace).
+fn workspace_target() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).join("target")
 }

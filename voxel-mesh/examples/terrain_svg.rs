@@ -6,6 +6,9 @@
 //! cargo run --release -p voxel-mesh --example terrain_svg -- out.svg [seed]
 //! ```
 //!
+//! Without `out.svg` the picture goes to `target/terrain.svg` (under `CARGO_TARGET_DIR` when it is
+//! set), never into the repository.
+//!
 //! Flat shading and the painter's algorithm (triangles sorted far to near by their centres).
 
 use std::fmt::Write as _;
@@ -24,7 +27,10 @@ struct Shape {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let output = std::env::args().nth(1).unwrap_or_else(|| "terrain.svg".into());
+    let output: std::path::PathBuf = std::env::args().nth(1).map_or_else(
+        || std::env::var_os("CARGO_TARGET_DIR").map_or_else(workspace_target, Into::into).join("terrain.svg"),
+        Into::into,
+    );
     let seed: u64 = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(5);
     // A 32 x 40 x 32 region cut from a larger world of steeper hills than the generator's
     // default (so the region's sides are cuts, with no surface, and the top shows relief).
@@ -102,7 +108,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let _ = writeln!(svg, "{}", label(160, format!("Surface Nets, 16^3 chunks: {} triangles", counts[0])));
     let _ = writeln!(svg, "{}", label(480, format!("greedy blocky, 16^3 chunks: {} quads", counts[1])));
     svg.push_str("</svg>\n");
+    if let Some(folder) = output.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
     std::fs::write(&output, svg)?;
+    println!("wrote {}", output.display());
     Ok(())
 }
 
@@ -116,4 +126,10 @@ fn colour(material: u8) -> [u8; 3] {
         WATER => [70, 120, 200],
         _ => [190, 190, 190],
     }
+}
+
+/// The workspace's `target/` folder (this crate's parent folder holds the workspace).
+fn workspace_target() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).join("target")
 }

@@ -9,6 +9,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -25,77 +26,64 @@ use voxel_physics::{
 };
 use voxel_store::generate::{self, Terrain, materials};
 
+mod args;
+
 type Error = Box<dyn std::error::Error>;
 
-const HELP: &str = "voxel-physics demo: every composed path of the terrain collider, timed, with pictures
-
-options:
-  --size X,Y,Z     world size in voxels (default 256,96,256)
-  --seed N         terrain seed (default 7)
-  --cache-mib N    narrowphase cache bound in MiB (default 8: small enough to see evictions)
-  --mesh FILE      the mesh for convex-hacd (default testdata/meshes/classic/bunny-lowpoly.obj)
-  --out DIR        where the pictures and report.md go (default target/demo)
-  --image N        side of the big pictures in pixels (default 1024: about a million rays)
-  --quick          fewer objects, rays and particles";
-
+/// The checked flags, in the demo's types.
 struct Args {
     size: IVec3,
     seed: u64,
     out: PathBuf,
     quick: bool,
     mesh: PathBuf,
-    cache_mib: usize,
+    cache_bytes: usize,
     image: Option<u32>,
 }
 
-fn parse_args() -> Result<Args, Error> {
-    let mut args = Args {
-        size: IVec3::new(256, 96, 256),
-        seed: 7,
-        out: PathBuf::from("target/demo"),
-        quick: false,
-        mesh: voxel_testdata::testdata_file("meshes/classic/bunny-lowpoly.obj"),
-        cache_mib: 8,
-        image: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        let mut value = || it.next().ok_or_else(|| format!("{a} needs a value"));
-        match a.as_str() {
-            "--size" => {
-                let v = value()?;
-                let parts: Vec<i32> = v.split([',', 'x']).map(str::parse).collect::<Result<_, _>>()?;
-                let [x, y, z] = parts[..] else { return Err(format!("--size wants X,Y,Z, got {v}").into()) };
-                if x < 32 || y < 32 || z < 32 || x > 4096 || y > 1024 || z > 4096 {
-                    return Err("--size: each side from 32 (x and z up to 4096, y up to 1024)".into());
-                }
-                args.size = IVec3::new(x, y, z);
-            }
-            "--seed" => args.seed = value()?.parse()?,
-            "--out" => args.out = PathBuf::from(value()?),
-            "--mesh" => args.mesh = PathBuf::from(value()?),
-            "--image" => {
-                let side: u32 = value()?.parse()?;
-                if !(64..=4096).contains(&side) {
-                    return Err("--image must be from 64 to 4096 pixels".into());
-                }
-                args.image = Some(side);
-            }
-            "--cache-mib" => {
-                args.cache_mib = value()?.parse()?;
-                if args.cache_mib == 0 {
-                    return Err("--cache-mib must be at least 1".into());
-                }
-            }
-            "--quick" => args.quick = true,
-            "-h" | "--help" => {
-                println!("{HELP}");
-                std::process::exit(0);
-            }
-            _ => return Err(format!("unknown argument {a}").into()),
+impl Args {
+    fn new(a: &args::DemoArgs) -> Self {
+        Self {
+            size: IVec3::from_array(a.size),
+            seed: a.seed,
+            out: a.out.clone().unwrap_or_else(|| target_dir().join("demo")),
+            quick: a.quick,
+            mesh: a.mesh.clone().unwrap_or_else(|| voxel_testdata::testdata_file("meshes/classic/bunny-lowpoly.obj")),
+            cache_bytes: a.cache_bytes(),
+            image: a.image,
         }
     }
-    Ok(args)
+}
+
+/// Where cargo puts its output: `CARGO_TARGET_DIR` when set, else the workspace's `target/`.
+fn target_dir() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."));
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| workspace.join("target"), PathBuf::from)
+}
+
+fn main() -> ExitCode {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let parsed = match args::parse(&raw) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("demo: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    if parsed.help {
+        println!(
+            "voxel-physics demo: every composed path of the terrain collider, timed, with pictures\n\n{}",
+            args::HELP
+        );
+        return ExitCode::SUCCESS;
+    }
+    match run(&Args::new(&parsed)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("demo: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// One row of the stage table.
@@ -314,12 +302,59 @@ struct View<'a> {
     height: u32,
     shadows: bool,
     body: Option<Body<'a>>,
+    water: Option<Water>,
 }
 
-/// True when the voxel just outside the surface at `point` is water.
-fn under_water(collider: &TerrainCollider, point: Vec3, normal: Vec3) -> bool {
-    let p = (point + normal * 0.7).round().as_ivec3();
-    collider.store().get(p).material == materials::WATER
+/// The water surface: the collider's queries see solid voxels only, so the renders draw the water
+/// as the plane `y = surface` over every column whose voxel just below it is water.
+#[derive(Clone, Copy)]
+struct Water {
+    /// Height of the drawn plane: the water level for the smooth view (where the Surface Nets of
+    /// the water's distances would put it), the top of the highest water cell for the blocky one.
+    surface: f32,
+    /// `y` of the voxels just below the surface.
+    voxel_y: i32,
+    /// Whether voxel `p` is the cell `[p, p + 1)` (blocky view) or the grid point `p` (smooth).
+    cells: bool,
+}
+
+impl Water {
+    fn new(level: f32, cells: bool) -> Self {
+        let voxel_y = level.ceil() as i32 - 1;
+        Self { surface: if cells { (voxel_y + 1) as f32 } else { level }, voxel_y, cells }
+    }
+
+    /// The ray parameter where `ray` meets the water surface before `max_t`, if it does.
+    fn hit(&self, collider: &TerrainCollider, ray: &Ray, max_t: f32) -> Option<f32> {
+        if !(ray.dir.y < 0.0 && ray.origin.y > self.surface) {
+            return None;
+        }
+        let t = (self.surface - ray.origin.y) / ray.dir.y;
+        if !(t < max_t) {
+            return None;
+        }
+        let p = ray.at(t);
+        let (x, z) = if self.cells { (p.x.floor(), p.z.floor()) } else { (p.x.round(), p.z.round()) };
+        let voxel = IVec3::new(x as i32, self.voxel_y, z as i32);
+        let inside = collider.world().contains(voxel);
+        (inside && collider.store().get(voxel).material == materials::WATER).then_some(t)
+    }
+}
+
+/// The colour of the water surface at `point` seen along `dir`, over what lies `depth` below it
+/// along the ray (`None`: nothing before the far plane).
+fn water_colour(collider: &TerrainCollider, dir: Vec3, under: Option<(Vec3, f32)>, lit: bool) -> Vec3 {
+    let water = material_colour(collider, materials::WATER);
+    let body = match under {
+        // Shallow water shows the ground through it; deep water is the water's own colour.
+        Some((ground, depth)) => ground.lerp(water * 0.55, 1.0 - (-depth * 0.12).exp()),
+        None => water * 0.55,
+    };
+    // More sky reflected at grazing angles (Schlick's approximation of Fresnel's).
+    let fresnel = 0.02 + 0.98 * (1.0 - (-dir.y).clamp(0.0, 1.0)).powi(5);
+    let reflected = Vec3::from_array(sky(Vec3::new(dir.x, -dir.y, dir.z)).map(|c| f32::from(c) / 255.0));
+    let c = body.lerp(reflected, fresnel.max(0.15));
+    if lit { c } else { c * 0.6 }
 }
 
 /// Renders the smooth surface with the collider's own ray casts: one primary ray per pixel and,
@@ -345,23 +380,32 @@ fn render_smooth(collider: &TerrainCollider, view: &View<'_>, bar: &ProgressBar,
                 });
                 let (point, normal, base) = match (terrain, body) {
                     (_, Some((t, n, c))) => (ray.at(t), n, c),
-                    (Some(h), None) => {
-                        let mut c = material_colour(collider, h.material);
-                        if under_water(collider, h.point, h.normal) {
-                            c = c.lerp(Vec3::new(0.12, 0.32, 0.62), 0.6);
-                        }
-                        (h.point, h.normal, c)
+                    (Some(h), None) => (h.point, h.normal, material_colour(collider, h.material)),
+                    (None, None) => (Vec3::NAN, Vec3::NAN, Vec3::NAN),
+                };
+                let first_t = if point.is_nan() { 2000.0 } else { (point - ray.origin).length() };
+                let surface = view.water.and_then(|w| w.hit(collider, &ray, first_t));
+                let mut shadowed = |p: Vec3| {
+                    view.shadows && {
+                        cast += 1;
+                        collider.raycast_with(&Ray::new(p, sun), 2000.0, scratch).is_some()
                     }
-                    (None, None) => {
+                };
+                let (point, c) = match surface {
+                    Some(t) => {
+                        let at = ray.at(t);
+                        let under = (!point.is_nan()).then(|| {
+                            let lit = !shadowed(point + normal * 0.05);
+                            (shade(base, normal, lit), first_t - t)
+                        });
+                        (at, water_colour(collider, ray.dir, under, !shadowed(at)))
+                    }
+                    None if point.is_nan() => {
                         row[(x * 3) as usize..(x * 3 + 3) as usize].copy_from_slice(&sky(ray.dir));
                         continue;
                     }
+                    None => (point, shade(base, normal, !shadowed(point + normal * 0.05))),
                 };
-                let lit = !view.shadows || {
-                    cast += 1;
-                    collider.raycast_with(&Ray::new(point + normal * 0.05, sun), 2000.0, scratch).is_none()
-                };
-                let c = shade(base, normal, lit);
                 // A little distance haze.
                 let fog = ((point - view.camera.eye).length() / 900.0).clamp(0.0, 0.6);
                 let colour = to_rgb(c.lerp(Vec3::new(0.8, 0.86, 0.93), fog));
@@ -375,14 +419,8 @@ fn render_smooth(collider: &TerrainCollider, view: &View<'_>, bar: &ProgressBar,
 }
 
 /// Renders the blocky view with voxel-raymarch: faces shaded by their axis.
-fn render_blocky(
-    collider: &TerrainCollider,
-    camera: &Camera,
-    width: u32,
-    height: u32,
-    bar: &ProgressBar,
-    rays: &AtomicUsize,
-) -> Vec<u8> {
+fn render_blocky(collider: &TerrainCollider, view: &View<'_>, bar: &ProgressBar, rays: &AtomicUsize) -> Vec<u8> {
+    let (camera, width, height) = (view.camera, view.width, view.height);
     let sun = SUN.normalize();
     let mut image = vec![0u8; (width * height * 3) as usize];
     image.par_chunks_mut((width * 3) as usize).enumerate().for_each(|(y, row)| {
@@ -390,15 +428,30 @@ fn render_blocky(
         for x in 0..width {
             cast += 1;
             let ray = camera.ray(x, y as u32, width, height);
-            let colour = match collider.raymarch(&ray, 2000.0) {
+            let hit = collider.raymarch(&ray, 2000.0);
+            let first_t = hit.map_or(2000.0, |h| (h.point - ray.origin).length());
+            let mut lit = |p: Vec3| {
+                cast += 1;
+                collider.raymarch(&Ray::new(p, sun), 2000.0).is_none()
+            };
+            let ground = hit.map(|hit| {
+                let n = hit.face.map_or(Vec3::Y, |f| f.normal().as_vec3());
+                let material = collider.store().get(hit.voxel).material;
+                (hit.point, shade(material_colour(collider, material), n, lit(hit.point + n * 1e-3)))
+            });
+            let surface = view.water.and_then(|w| w.hit(collider, &ray, first_t));
+            let colour = match (surface, ground) {
+                (Some(t), _) => {
+                    let at = ray.at(t);
+                    let under = ground.map(|(_, c)| (c, first_t - t));
+                    Some((at, water_colour(collider, ray.dir, under, lit(at + Vec3::Y * 1e-3))))
+                }
+                (None, g) => g,
+            };
+            let colour = match colour {
                 None => sky(ray.dir),
-                Some(hit) => {
-                    let n = hit.face.map_or(Vec3::Y, |f| f.normal().as_vec3());
-                    let material = collider.store().get(hit.voxel).material;
-                    cast += 1;
-                    let lit = collider.raymarch(&Ray::new(hit.point + n * 1e-3, sun), 2000.0).is_none();
-                    let c = shade(material_colour(collider, material), n, lit);
-                    let fog = ((hit.point - camera.eye).length() / 900.0).clamp(0.0, 0.6);
+                Some((point, c)) => {
+                    let fog = ((point - camera.eye).length() / 900.0).clamp(0.0, 0.6);
                     to_rgb(c.lerp(Vec3::new(0.8, 0.86, 0.93), fog))
                 }
             };
@@ -455,9 +508,21 @@ fn polyhedra(rng: &mut Rng) -> Result<Vec<ConvexPolyhedron>, Error> {
     Ok(out)
 }
 
-fn main() -> Result<(), Error> {
-    let args = parse_args()?;
-    std::fs::create_dir_all(&args.out)?;
+fn run(args: &Args) -> Result<(), Error> {
+    // Everything that can be checked is checked before the first stage: the output folder and
+    // the mesh (a file that parses as no triangles would decompose into nothing).
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;
+    let mesh = voxel_testdata::load_mesh(&args.mesh).map_err(|e| format!("--mesh {}: {e}", args.mesh.display()))?;
+    if mesh.triangle_count() == 0 {
+        return Err(format!("--mesh {}: no triangles in it", args.mesh.display()).into());
+    }
+    let has_area = |t: u32| {
+        let [a, b, c] = mesh.triangle_positions(t);
+        (b - a).cross(c - a).length_squared() > 0.0
+    };
+    if !(0..mesh.triangle_count() as u32).any(has_area) {
+        return Err(format!("--mesh {}: every triangle has zero area", args.mesh.display()).into());
+    }
     let started = Instant::now();
     let threads = rayon::current_num_threads();
     println!(
@@ -502,7 +567,7 @@ fn main() -> Result<(), Error> {
     // ---- 2. broadphase + occupancy ---------------------------------------------------------------
     let bar = progress("broadphase + occupancy build", 1);
     let t = Instant::now();
-    let options = ColliderOptions { cache_bytes: args.cache_mib << 20 };
+    let options = ColliderOptions { cache_bytes: args.cache_bytes };
     let mut collider = TerrainCollider::new(store, world, options)?;
     let time = t.elapsed();
     bar.finish_and_clear();
@@ -679,11 +744,30 @@ fn main() -> Result<(), Error> {
     let bar = progress("ray casts (smooth render)", u64::from(h));
     let rays = AtomicUsize::new(0);
     let t = Instant::now();
-    let view = View { camera: &camera, width: w, height: h, shadows: true, body: None };
+    let smooth_water = params.water_level.map(|level| Water::new(level, false));
+    let view = View { camera: &camera, width: w, height: h, shadows: true, body: None, water: smooth_water };
     let image = render_smooth(&collider, &view, &bar, &rays);
     let time = t.elapsed();
     bar.finish_and_clear();
     write_png(&args.out.join("terrain_smooth.png"), w, h, &image)?;
+    let water_note = if params.water_level.is_some() {
+        " The water is drawn where a ray meets the water level over a water voxel (the collider's queries see only \
+         solid voxels), the ground showing through the shallows."
+    } else {
+        ""
+    };
+    let mut pictures = vec![(
+        "terrain_smooth.png",
+        format!(
+            "The generated {}x{}x{} world (seed {}), drawn with the collider's own ray casts on the smooth surface: \
+             {} rays, one per pixel and a shadow ray towards the sun per hit.{water_note}",
+            args.size.x,
+            args.size.y,
+            args.size.z,
+            args.seed,
+            human_count(rays.load(Ordering::Relaxed) as f64)
+        ),
+    )];
     let cache = collider.cache_stats();
     table.push(Row {
         stage: format!("{} ray casts (smooth render)", human_count(rays.load(Ordering::Relaxed) as f64)),
@@ -731,10 +815,25 @@ fn main() -> Result<(), Error> {
     let bar = progress("blocky render", u64::from(h));
     let rays = AtomicUsize::new(0);
     let t = Instant::now();
-    let image = render_blocky(&collider, &camera, w, h, &bar, &rays);
+    let blocky_view = View {
+        camera: &camera,
+        width: w,
+        height: h,
+        shadows: true,
+        body: None,
+        water: params.water_level.map(|level| Water::new(level, true)),
+    };
+    let image = render_blocky(&collider, &blocky_view, &bar, &rays);
     let time = t.elapsed();
     bar.finish_and_clear();
     write_png(&args.out.join("terrain_blocky.png"), w, h, &image)?;
+    pictures.push((
+        "terrain_blocky.png",
+        format!(
+            "The same world as voxels (the blocky view): voxel-raymarch over the occupancy bits, no mesh, {} rays.",
+            human_count(rays.load(Ordering::Relaxed) as f64)
+        ),
+    ));
     table.push(Row {
         stage: "blocky render (voxel-raymarch)".into(),
         time,
@@ -813,6 +912,30 @@ fn main() -> Result<(), Error> {
         Vec3::new(site.x + 2.0, g + 12.0, site.z),
         55.0,
     );
+    // What the close-up shows, from what happened (a small or odd world may leave no island).
+    let tunnel = if tunnel_open {
+        "a tunnel bored through a rock wall (a ray along its axis crosses the wall)"
+    } else {
+        "a rock wall whose tunnel is still blocked (a ray along its axis hits rock)"
+    };
+    let (close_note, close_caption) = match islands.first() {
+        Some(i) => (
+            "after the edits: the tunnel, and the detached boulder as a free body".to_owned(),
+            format!(
+                "After the edits: {tunnel}, and a boulder whose stalk was cut: the detached island ({} voxels, its \
+                 mesh of {} triangles) drawn in orange as a free body, 5 voxels below where it was.",
+                i.voxels.len(),
+                i.mesh.triangle_count()
+            ),
+        ),
+        None => (
+            "after the edits: the tunnel; the cut detached no island".to_owned(),
+            format!(
+                "After the edits: {tunnel}. Cutting the boulder's stalk detached no island here (0 islands), so no \
+                 free body is drawn."
+            ),
+        ),
+    };
     let side = image_side / 8 * 5;
     let bar = progress("close-up render", u64::from(side));
     let rays = AtomicUsize::new(0);
@@ -824,7 +947,7 @@ fn main() -> Result<(), Error> {
         colour: Vec3::new(0.85, 0.45, 0.2),
     });
     let t = Instant::now();
-    let view = View { camera: &close, width: side, height: side, shadows: true, body };
+    let view = View { camera: &close, width: side, height: side, shadows: true, body, water: smooth_water };
     let image = render_smooth(&collider, &view, &bar, &rays);
     let time = t.elapsed();
     bar.finish_and_clear();
@@ -835,16 +958,20 @@ fn main() -> Result<(), Error> {
         items: rays.load(Ordering::Relaxed) as u64,
         unit: "rays",
         memory: collider.cache_stats().bytes,
-        note: "after the edits: the tunnel, and the detached boulder as a free body".into(),
+        note: close_note.clone(),
     });
+    pictures.push(("tunnel_closeup.png", close_caption));
 
     // ---- 9. convex-hacd on a real mesh ----------------------------------------------------------------
-    let mesh = voxel_testdata::load_mesh(&args.mesh).map_err(|e| format!("{}: {e}", args.mesh.display()))?;
     let bar = progress("convex-hacd", 1);
     let t = Instant::now();
     let parts = decompose(&mesh, &DecomposeOptions::default())?;
     let time = t.elapsed();
     bar.finish_and_clear();
+    let mesh_name = args.mesh.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    if parts.hulls.is_empty() {
+        return Err(format!("--mesh {}: convex-hacd found no hull in it", args.mesh.display()).into());
+    }
     let hull_vertices: usize = parts.hulls.iter().map(|h| h.vertices.len()).sum();
     table.push(Row {
         stage: "convex-hacd (testdata mesh)".into(),
@@ -852,43 +979,56 @@ fn main() -> Result<(), Error> {
         items: mesh.triangle_count() as u64,
         unit: "triangles",
         memory: parts.hulls.iter().map(|h| h.vertices.len() * 12 + h.triangles.len() * 12).sum(),
-        note: format!(
-            "{}: {} hulls, {hull_vertices} hull vertices",
-            args.mesh.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-            parts.hulls.len()
-        ),
+        note: format!("{mesh_name}: {} hulls, {hull_vertices} hull vertices", parts.hulls.len()),
     });
     let side = image_side / 2;
     render_hulls(&parts.hulls, &mesh, &args.out.join("decomposition.png"), side)?;
+    pictures.push((
+        "decomposition.png",
+        format!(
+            "convex-hacd on {mesh_name} ({} triangles): {} convex hulls, one colour per hull.",
+            mesh.triangle_count(),
+            parts.hulls.len()
+        ),
+    ));
 
     // ---- summary -----------------------------------------------------------------------------------
     let cache = collider.cache_stats();
     let total = started.elapsed();
-    let mut report = String::new();
-    let _ = writeln!(
-        report,
-        "# voxel-physics demo\n\nWorld {}x{}x{}, seed {}, {threads} threads, total {}.\n",
+    let title = format!(
+        "World {}x{}x{}, seed {}, {threads} threads, total {}.",
         args.size.x,
         args.size.y,
         args.size.z,
         args.seed,
         human_time(total)
     );
-    report.push_str(&table.markdown());
-    let _ = writeln!(
-        report,
-        "\nNarrowphase cache at the end: {} chunks, {} ({} triangles, {:.1} B per triangle with the trees and \
-         the table), peak {} of the {} bound.",
-        cache.entries,
-        human_bytes(cache.bytes),
-        human_count(cache.triangles as f64),
-        cache.bytes as f64 / cache.triangles.max(1) as f64,
-        human_bytes(cache.peak_bytes),
-        human_bytes(cache.limit)
-    );
     let rss = peak_rss().map_or_else(|| "not known here".to_owned(), human_bytes);
-    let _ = writeln!(report, "Peak resident memory of the whole run: {rss}.");
+    let closing = [
+        format!(
+            "Narrowphase cache at the end: {} chunks, {} ({} triangles, {:.1} B per triangle with the trees and the \
+             table), peak {} of the {} bound.",
+            cache.entries,
+            human_bytes(cache.bytes),
+            human_count(cache.triangles as f64),
+            cache.bytes as f64 / cache.triangles.max(1) as f64,
+            human_bytes(cache.peak_bytes),
+            human_bytes(cache.limit)
+        ),
+        format!("Peak resident memory of the whole run: {rss}."),
+    ];
+    let mut report = format!("# voxel-physics demo\n\n{title}\n\n");
+    report.push_str(&table.markdown());
+    report.push('\n');
+    for line in &closing {
+        let _ = writeln!(report, "{line}");
+    }
+    report.push_str("\n## Pictures\n\n");
+    for (file, caption) in &pictures {
+        let _ = writeln!(report, "- `{file}`: {caption}");
+    }
     std::fs::write(args.out.join("report.md"), &report)?;
+    std::fs::write(args.out.join("index.html"), html_page(&title, &pictures, &table, &closing))?;
     println!(
         "\nnarrowphase cache: {} chunks, {} now ({:.1} B per triangle), peak {} (bound {}); off-surface seam normals: \
          {off_surface}",
@@ -900,11 +1040,66 @@ fn main() -> Result<(), Error> {
     );
     println!("peak resident memory of the run: {rss}");
     println!(
-        "total {}; wrote terrain_smooth.png, terrain_blocky.png, tunnel_closeup.png, decomposition.png, report.md to {}",
+        "total {}; wrote terrain_smooth.png, terrain_blocky.png, tunnel_closeup.png, decomposition.png, report.md and \
+         index.html (the pictures with their captions and this table) to {}",
         human_time(total),
         args.out.display()
     );
     Ok(())
+}
+
+/// `text` with the characters HTML gives a meaning escaped.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page beside the pictures: each picture with its caption, then the stage table.
+fn html_page(title: &str, pictures: &[(&str, String)], table: &Table, closing: &[String]) -> String {
+    let mut page = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>voxel-physics demo</title>\n\
+         <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}\
+         figure{{margin:2em 0}}img{{max-width:100%}}figcaption{{margin-top:.5em}}\
+         table{{border-collapse:collapse;font-size:90%}}td,th{{border:1px solid #ccc;padding:.2em .5em}}\
+         td.n{{text-align:right;white-space:nowrap}}</style>\n</head>\n<body>\n<h1>voxel-physics demo</h1>\n<p>{}</p>\n",
+        escape_html(title)
+    );
+    for (file, caption) in pictures {
+        let _ = writeln!(
+            page,
+            "<figure>\n<img src=\"{file}\" alt=\"{file}\">\n<figcaption>{}</figcaption>\n</figure>",
+            escape_html(caption)
+        );
+    }
+    page.push_str("<h2>Stages</h2>\n<table>\n<tr><th>stage</th><th>time</th><th>items</th><th>items/s</th><th>memory</th><th>notes</th></tr>\n");
+    for r in &table.rows {
+        let _ = writeln!(
+            page,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{} {}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            escape_html(&r.stage),
+            human_time(r.time),
+            human_count(r.items as f64),
+            r.unit,
+            rate(r),
+            human_bytes(r.memory),
+            escape_html(&r.note)
+        );
+    }
+    page.push_str("</table>\n");
+    for line in closing {
+        let _ = writeln!(page, "<p>{}</p>", escape_html(line));
+    }
+    page.push_str("</body>\n</html>\n");
+    page
 }
 
 /// The process's peak resident set (Linux's `VmHWM`), when the system says.
