@@ -74,12 +74,13 @@ fn main() {
             }
         }
         println!(
-            "{name:20} ours {:8.1} ms  2 threads {:8.1} ms  parry3d {:8.1} ms  parry/ours {:5.2}x  hulls {hulls:4}  \
-             hash {:016x} {}",
+            "{name:20} ours {:8.1} ms  2 threads {:8.1} ms  parry3d {:8.1} ms  parry/ours {:5.2}x  on 2 threads {:5.2}x  \
+             hulls {hulls:4}  hash {:016x} {}",
             1e3 * best[0],
             1e3 * best[1],
             1e3 * best[2],
             best[2] / best[0],
+            best[2] / best[1],
             hashes[0],
             if hashes[0] == hashes[1] { "(same on 2 threads)" } else { "(DIFFERS on 2 threads)" },
         );
