@@ -12,7 +12,8 @@ pub enum RaymarchError {
     EmptyWorld,
     /// A world box coordinate lies beyond [`MAX_COORDINATE`](crate::MAX_COORDINATE) in magnitude.
     CoordinateOutOfRange,
-    /// The world box needs more chunks than [`MAX_CHUNKS`](crate::MAX_CHUNKS).
+    /// A build would visit more chunks than [`MAX_CHUNKS`](crate::MAX_CHUNKS) (the world box cut to
+    /// the source's bounds).
     WorldTooLarge {
         /// Chunks the box needs (saturated).
         chunks: u64,

@@ -260,3 +260,47 @@ fn memory_is_at_most_one_bit_per_voxel_plus_tables() {
     assert!(occ.bytes_per_voxel() <= 0.13, "{}", occ.bytes_per_voxel());
     assert!(occ.stored_chunks() > 0);
 }
+
+/// A ray from far away (10^5 to 10^12 voxels) enters the same voxel through the same face as the
+/// ray on the same line from 200 voxels off, on random worlds off the origin; its `t` is the near
+/// ray's plus the distance between their origins. From `x = 1e8` the `f32` walk could not tell
+/// voxels 8 apart.
+#[test]
+fn far_origins_get_the_near_answer() {
+    let mut rng = Rng(77);
+    let mut hits = 0;
+    for seed in 0..6 {
+        let min = IVec3::new(rng.int(-80, 40), rng.int(-40, 20), rng.int(-80, 40));
+        let size = IVec3::new(rng.int(20, 70), rng.int(10, 40), rng.int(20, 70));
+        let (grid, _) = random_world(seed, min, size);
+        let world = VoxelBox::from_min_size(min, size);
+        let occ = Occupancy::build(&grid, world).unwrap();
+        for i in 0..120 {
+            let target = min.as_vec3() + Vec3::new(rng.unit(), rng.unit(), rng.unit()) * size.as_vec3();
+            let dir = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+            if dir.length() < 0.1 {
+                continue;
+            }
+            let dir = dir.normalize();
+            let far = [1e5f32, 1e7, 1e9, 1e12][i % 4];
+            let ray = Ray::new(target - dir * far, dir);
+            // The same line (from the far ray's own f32 origin, in f64) 200 voxels before the
+            // point nearest to the target.
+            let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+            let t_near = (target.as_dvec3() - o).dot(d) / d.length_squared() - 200.0;
+            let p = o + d * t_near;
+            let near = Ray::new(Vec3::new(p.x as f32, p.y as f32, p.z as f32), dir);
+            match (occ.cast(&ray, f32::INFINITY), occ.cast(&near, f32::INFINITY)) {
+                (Some(a), Some(b)) => {
+                    hits += 1;
+                    assert_eq!((a.voxel, a.face), (b.voxel, b.face), "{ray:?}");
+                    assert!((a.point - b.point).abs().max_element() < 1e-3, "{ray:?}: {a:?} {b:?}");
+                    let t = t_near + f64::from(b.t);
+                    assert!((f64::from(a.t) - t).abs() <= 1e-6 * t, "{ray:?}: t {} against {t}", a.t);
+                }
+                (a, b) => assert_eq!(a.map(|h| h.voxel), b.map(|h| h.voxel), "{ray:?}"),
+            }
+        }
+    }
+    assert!(hits > 40, "enough rays hit to prove something ({hits})");
+}
