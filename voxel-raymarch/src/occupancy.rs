@@ -212,25 +212,38 @@ impl Occupancy {
     }
 
     /// Makes the table dense over `key_bounds` (every stored chunk inside it, the map empty) when
-    /// that box fits the bound; otherwise leaves the table as it is.
+    /// that box fits the bound. Otherwise a table that itself no longer fits (a build over a
+    /// large box whose few solid chunks lie far apart) gives way to the map; one that fits stays.
     fn regrid(&mut self) {
-        if !self.grid_fits(self.key_bounds) || (self.grid == self.key_bounds && self.outside.is_empty()) {
+        let grid = if self.grid_fits(self.key_bounds) {
+            self.key_bounds
+        } else if self.grid_fits(self.grid) {
+            return;
+        } else {
+            VoxelBox::EMPTY
+        };
+        if grid == self.grid && self.outside.is_empty() {
             return;
         }
-        let grid = self.key_bounds;
         let mut table = vec![EMPTY; grid.volume() as usize];
-        for (i, &slot) in self.table.iter().enumerate() {
-            if slot != EMPTY {
-                let key = self.grid.point_at(i).expect("a table index lies in the grid");
-                table[grid.index_of(key).expect("key_bounds holds every stored key")] = slot;
+        let mut outside = HashMap::new();
+        let old = self
+            .table
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s != EMPTY)
+            .map(|(i, &slot)| (self.grid.point_at(i).expect("a table index lies in the grid"), slot));
+        for (key, slot) in old.chain(self.outside.iter().map(|(k, s)| (*k, *s))) {
+            match grid.index_of(key) {
+                Some(i) => table[i] = slot,
+                None => {
+                    outside.insert(key, slot);
+                }
             }
         }
-        for (key, slot) in self.outside.drain() {
-            table[grid.index_of(key).expect("key_bounds holds every stored key")] = slot;
-        }
-        self.outside.shrink_to_fit();
         self.grid = grid;
         self.table = table;
+        self.outside = outside;
     }
 
     /// Recomputes the box of the solid voxels and its float copy for the ray setup.

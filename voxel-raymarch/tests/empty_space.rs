@@ -99,10 +99,26 @@ fn empty_space_costs_almost_nothing() {
     // Without bounds every chunk is visited, in batches; nothing is kept for empty ones.
     let world = VoxelBox::new(IVec3::ZERO, IVec3::new(1024, 256, 1024));
     let chunks = world.chunk_keys(32).volume() as usize;
+    Occupancy::build(&Unbounded, world).unwrap(); // warm-up: every rayon thread takes part
     let (occ, kept, peak) = measure(|| Occupancy::build(&Unbounded, world));
     assert_eq!(occ.unwrap().stored_chunks(), 0);
     assert!(kept <= 4 * KIB, "unbounded: kept {kept} for {chunks} chunks");
     assert!(peak <= 4 * chunks + 512 * KIB, "unbounded: peak {peak} for {chunks} chunks");
+
+    // Two solid voxels 40,000 apart: the build visits the box between them (the store's bounds
+    // cover it), but keeps two chunks, not a table over the box.
+    let mut store = VoxelStore::with_palette(generate::palette());
+    let rock = Voxel::new(-50, generate::materials::ROCK);
+    let (a, b) = (IVec3::new(0, 0, 0), IVec3::new(40_000, 3, 40_000));
+    store.set(a, rock).unwrap();
+    store.set(b, rock).unwrap();
+    let (occ, kept, _) = measure(|| Occupancy::build(&store, VoxelBox::new(a, b + IVec3::ONE)));
+    let occ = occ.unwrap();
+    assert!(kept <= 32 * KIB, "two far voxels: kept {kept}");
+    assert!(occ.is_solid(a) && occ.is_solid(b) && !occ.is_solid(IVec3::new(20_000, 0, 20_000)));
+    let hit = occ.cast(&Ray::new(b.as_vec3() + Vec3::new(0.5, 50.0, 0.5), Vec3::NEG_Y), 100.0).unwrap();
+    assert_eq!(hit.voxel, b);
+    drop(occ);
 
     // A far edit: the box grows by 130,000 voxels, and only the edit's chunks are read.
     let mut store = generate::sphere(Vec3::splat(32.0), 20.0).unwrap();
