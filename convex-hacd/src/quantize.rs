@@ -241,13 +241,13 @@ fn orient_outward(out: &mut Prepared) {
     // The lids: the boundary edges of lidded parts as their (now outward) triangles run them,
     // chained into loops in a fixed order (sorted), each closed by a fan from its centre that
     // runs every edge the other way.
-    let mut rims: Vec<(u32, u32)> = Vec::new();
+    let mut rims: Vec<(u32, u32, usize)> = Vec::new();
     for (tri, &r) in out.triangles.iter().zip(&roots) {
         if lidded[r] {
             for k in 0..3 {
                 let (a, b) = (tri[k], tri[(k + 1) % 3]);
                 if edges.get(&(a.min(b), a.max(b))).is_some_and(|e| e.2 == 1) {
-                    rims.push((a, b));
+                    rims.push((a, b, r));
                 }
             }
         }
@@ -276,7 +276,13 @@ fn orient_outward(out: &mut Prepared) {
             }
         }
         let c = chain.iter().map(|e| out.positions[e.0 as usize]).sum::<DVec3>() / chain.len() as f64;
-        out.lids.extend(chain.iter().map(|&(a, b)| [c, out.positions[b as usize], out.positions[a as usize]]));
+        let fan = |&(a, b, _): &(u32, u32, usize)| [c, out.positions[b as usize], out.positions[a as usize]];
+        // Each lid small for its part, as the part's lids together are: holes whose lids cancel
+        // in the part's sum (a pipe's two open ends) stay open here.
+        let area: f64 = chain.iter().map(fan).map(|[c, b, a]| 0.5 * (b - c).cross(a - c).length()).sum();
+        if area <= LIDS_ENOUGH * centre[rims[start].2].1 / 6.0 {
+            out.lids.extend(chain.iter().map(fan));
+        }
     }
 }
 
@@ -394,6 +400,55 @@ mod tests {
         let mut expected = t.clone();
         expected.extend(t.iter().map(|tri| tri.map(|i| i + 8)));
         assert_eq!(prepared(&v2, both), as_given(&v2, &expected, 4.0));
+    }
+
+    /// A tube of radius 1 and length 4 (64 segments, 40 rings), outward; with `caps`, closed by
+    /// a fan at each end.
+    fn tube(caps: bool) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let (n, m) = (64u32, 40u32);
+        let mut v = Vec::new();
+        for i in 0..=m {
+            for j in 0..n {
+                let phi = std::f32::consts::TAU * j as f32 / n as f32;
+                v.push(Vec3::new(phi.cos(), phi.sin(), 4.0 * i as f32 / m as f32));
+            }
+        }
+        let at = |i: u32, j: u32| i * n + j % n;
+        let mut t = Vec::new();
+        for i in 0..m {
+            for j in 0..n {
+                t.extend([[at(i, j), at(i, j + 1), at(i + 1, j + 1)], [at(i, j), at(i + 1, j + 1), at(i + 1, j)]]);
+            }
+        }
+        if caps {
+            let (bottom, top) = (v.len() as u32, v.len() as u32 + 1);
+            v.extend([Vec3::ZERO, Vec3::Z * 4.0]);
+            for j in 0..n {
+                t.push([bottom, at(0, j + 1), at(0, j)]);
+                t.push([top, at(m, j), at(m, j + 1)]);
+            }
+        }
+        (v, t)
+    }
+
+    /// Lids (for the final protrusion check) close the small holes of closed parts only: a capped
+    /// tube missing one triangle gets that triangle's hole closed; the tube open at both ends
+    /// (its two lids cancel in the part's sum, so the part counts as closed but for small holes)
+    /// gets none, each end being an eighth of its area; a closed tube has no holes.
+    #[test]
+    fn lids_close_small_holes_only() {
+        let lid_area = |p: &Prepared| p.lids.iter().map(|[a, b, c]| 0.5 * (b - a).cross(c - a).length()).sum::<f64>();
+        let (v, t) = tube(true);
+        assert!(prepare(&IndexedMesh::new(v.clone(), t.clone()).unwrap(), 1000.0, 0.1).lids.is_empty());
+        let missing = t[100];
+        let holed: Vec<[u32; 3]> = t.iter().copied().filter(|&x| x != missing).collect();
+        let p = prepare(&IndexedMesh::new(v.clone(), holed).unwrap(), 1000.0, 0.1);
+        let [a, b, c] = missing.map(|i| v[i as usize].as_dvec3() * p.scale);
+        let area = 0.5 * (b - a).cross(c - a).length();
+        assert_eq!(p.lids.len(), 3);
+        assert!((lid_area(&p) - area).abs() <= 1e-6 * area, "{} against {area}", lid_area(&p));
+        let (v, t) = tube(false);
+        assert!(prepare(&IndexedMesh::new(v, t).unwrap(), 1000.0, 0.1).lids.is_empty());
     }
 
     /// A fine open sheet (a 40 x 40 grid: 3% of its edges on its one boundary, closed enough by
