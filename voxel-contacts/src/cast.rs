@@ -22,7 +22,7 @@ use crate::candidates::Candidates;
 use crate::generator::{Voided, feature_of, vertex_key};
 use crate::kernel::Local;
 use crate::shape::{BoxData, Shape};
-use crate::sweep::{self, APPROACH_COS, Events, Motion, PolyScratch, Touch};
+use crate::sweep::{self, APPROACH_COS, Motion, PolyScratch, Touch};
 use crate::{ContactError, FeatureKeys, MAX_SHAPE_COORDINATE};
 
 /// Parameters of a cast.
@@ -112,6 +112,8 @@ impl Event {
 #[derive(Clone, Debug, Default)]
 pub struct ShapeCaster {
     events: Vec<Event>,
+    /// Candidates whose box the path enters, with the entry time.
+    order: Vec<(f32, u32)>,
     voided: Voided,
     /// Length of the last cast's motion.
     speed: f32,
@@ -154,26 +156,39 @@ impl ShapeCaster {
         validate(motion, options)?;
         let m = Motion { d: motion, max_t: options.max_t, skin: options.skin };
         self.speed = motion.length();
-        let reach = shape.aabb();
-        let swept = reach.union(&voxel_core::Aabb::new(reach.min + motion * m.max_t, reach.max + motion * m.max_t));
-        let swept = swept.grow(m.skin + 1e-5 * (1.0 + reach.size().max_element()));
-        self.events.clear();
-        let push = |events: Events, index: usize, out: &mut Vec<Event>| {
-            for touch in [events.first, events.face].into_iter().flatten() {
-                if touch.t.is_finite() && touch.normal.is_finite() && touch.point.is_finite() {
-                    out.push(Event { touch, index: index as u32 });
-                }
-            }
-        };
+        // A triangle can only be touched if its box, grown by the shape's box and the skin, meets
+        // the path of the shape box's centre: a slab test that keeps the thin swept tube
+        // of a long slanted cast, not its whole box. Its entry time is a lower bound of the
+        // triangle's events, and the earliest face touch the motion goes against is a hit
+        // whatever else happens (faces are never voided), so triangles are taken by entry time
+        // and those entered after such a touch are never swept.
+        let bounds = shape.aabb();
+        let (centre, half) = (bounds.center(), bounds.size() * 0.5);
+        let ball = half.max_element();
+        let grow = half + (m.skin + 1e-5 * (1.0 + ball + centre.abs().max_element()));
+        let inv = motion.recip();
+        self.order.clear();
         for (i, tri) in candidates.positions.iter().enumerate() {
             if !(tri[0].is_finite() && tri[1].is_finite() && tri[2].is_finite()) {
                 continue;
             }
-            let lo = tri[0].min(tri[1]).min(tri[2]);
-            let hi = tri[0].max(tri[1]).max(tri[2]);
-            if !(lo.cmple(swept.max).all() && hi.cmpge(swept.min).all()) {
-                continue;
+            let lo = tri[0].min(tri[1]).min(tri[2]) - grow;
+            let hi = tri[0].max(tri[1]).max(tri[2]) + grow;
+            if let Some(enter) = path_enters_box(centre, motion, inv, m.max_t, lo, hi) {
+                self.order.push((enter, i as u32));
             }
+        }
+        self.order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let dir = motion / self.speed;
+        // Events within this of the bound may still tie with it.
+        let slack = 1e-5 * (1.0 + centre.abs().max_element() + ball) / self.speed;
+        let mut bound = f32::INFINITY;
+        self.events.clear();
+        for &(enter, i) in &self.order {
+            if enter > bound + slack {
+                break;
+            }
+            let tri = &candidates.positions[i as usize];
             let events = match *shape {
                 Shape::Sphere(s) => sweep::sphere(s.center, s.radius, &m, tri),
                 Shape::Capsule(c) => sweep::capsule(c.a, c.b, c.radius, &m, tri),
@@ -188,7 +203,14 @@ impl ShapeCaster {
                     sweep::polytope(&placed, &m, tri, &mut self.poly)
                 }
             };
-            push(events, i, &mut self.events);
+            for touch in [events.first, events.face].into_iter().flatten() {
+                if touch.t.is_finite() && touch.normal.is_finite() && touch.point.is_finite() {
+                    if touch.feature == Local::Face && touch.normal.dot(dir) < APPROACH_COS {
+                        bound = bound.min(touch.t);
+                    }
+                    self.events.push(Event { touch, index: i });
+                }
+            }
         }
         self.events.sort_unstable_by(|a, b| {
             a.touch
@@ -270,6 +292,24 @@ fn feature_keys(set: &Candidates, i: usize, feature: Local, keys: FeatureKeys) -
         Local::Edge(a, b) => [key(a), key(b)],
         Local::Vertex(a) => [key(a), None],
     }
+}
+
+/// The first `t` in `[0, max_t]` at which `c + d t` is in the box `lo`-`hi` (`inv` is `1 / d`).
+#[inline]
+fn path_enters_box(c: Vec3, d: Vec3, inv: Vec3, max_t: f32, lo: Vec3, hi: Vec3) -> Option<f32> {
+    let (mut t0, mut t1) = (0.0f32, max_t);
+    for a in 0..3 {
+        if d[a] == 0.0 {
+            if c[a] < lo[a] || c[a] > hi[a] {
+                return None;
+            }
+        } else {
+            let (u, v) = ((lo[a] - c[a]) * inv[a], (hi[a] - c[a]) * inv[a]);
+            t0 = t0.max(u.min(v));
+            t1 = t1.min(u.max(v));
+        }
+    }
+    (t0 <= t1).then_some(t0)
 }
 
 fn validate(motion: Vec3, options: &CastOptions) -> Result<(), ContactError> {

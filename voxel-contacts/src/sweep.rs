@@ -400,7 +400,11 @@ pub(crate) fn capsule(a: Vec3, b: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) 
         return Events::default();
     }
     let reach = radius + m.skin;
-    let (dist, on_seg, on_tri, f) = segment_triangle(a, b, t, n);
+    // Most triangles of a cast are far from its start: their boxes say so without a distance.
+    let (lo, hi) = (a.min(b) - reach, a.max(b) + reach);
+    let near = lo.cmple(t[0].max(t[1]).max(t[2])).all() && hi.cmpge(t[0].min(t[1]).min(t[2])).all();
+    let (dist, on_seg, on_tri, f) =
+        if near { segment_triangle(a, b, t, n) } else { (f32::INFINITY, a, a, Local::Face) };
     let first = if dist <= reach {
         let normal = if f == Local::Face { n } else { (on_seg - on_tri).try_normalize().unwrap_or(n) };
         let slides = slides(gap_at(0.0), n, m.d, m.skin, tol);

@@ -16,7 +16,7 @@ use crate::contacts::{CandidateTriangle, Gather};
 use crate::{PhysicsError, Shape, TerrainCollider};
 
 /// The most travel, in voxels, of one piece of a cast (see the module docs).
-pub const CAST_PIECE: f32 = 16.0;
+pub const CAST_PIECE: f32 = 4.0;
 
 /// Where a cast against the terrain stops, and which triangle of which chunk it touched.
 #[derive(Clone, Copy, Debug, PartialEq)]
