@@ -1,5 +1,5 @@
-//! After warm-up, contact generation allocates nothing: the generator's scratch and the candidate
-//! set are reused across queries, for every shape.
+//! After warm-up, contact generation and shape casts allocate nothing: the generator's and the
+//! caster's scratch and the candidate set are reused across queries, for every shape.
 
 mod common;
 
@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use common::{Rng, gather_all, surface_nets_chunks};
 use glam::{IVec3, Quat, Vec3};
 use voxel_contacts::{
-    Candidates, Capsule, ContactGenerator, ContactOptions, ConvexPolyhedron, Cuboid, Pose, Shape, Sphere,
+    Candidates, Capsule, CastOptions, ContactGenerator, ContactOptions, ConvexPolyhedron, Cuboid, Pose, Shape,
+    ShapeCaster, Sphere,
 };
 use voxel_core::{Contact, VoxelBox};
 
@@ -110,4 +111,36 @@ fn queries_allocate_nothing_after_warm_up() {
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(warm, again);
     assert_eq!(after - before, 0, "allocations after warm-up");
+
+    // Shape casts: down at a slant and sideways, with a skin, over the swept box's candidates.
+    let mut caster = ShapeCaster::new();
+    let casts = |set: &mut Candidates, caster: &mut ShapeCaster| {
+        let mut landed = 0;
+        for (i, &p) in queries.iter().enumerate() {
+            let pose = Pose::new(Quat::from_rotation_y(i as f32), p + Vec3::Y * 3.0);
+            let shapes = [
+                Shape::Sphere(Sphere { center: p + Vec3::Y * 3.0, radius: 0.6 }),
+                Shape::Capsule(Capsule { a: p + Vec3::Y * 3.0, b: p + Vec3::new(0.8, 3.2, 0.3), radius: 0.4 }),
+                Shape::Cuboid(Cuboid { half_extents: Vec3::new(0.5, 0.3, 0.4), pose }),
+                Shape::Convex { hull: &hull, pose },
+            ];
+            for shape in &shapes {
+                for motion in [Vec3::new(0.4, -6.0, 0.2), Vec3::new(3.0, -0.5, -2.0)] {
+                    let b = shape.aabb();
+                    let swept = b.union(&voxel_core::Aabb::new(b.min + motion, b.max + motion)).grow(0.05);
+                    gather_all(&meshes, &swept, set);
+                    let options = CastOptions { max_t: 1.0, skin: 0.02, ..CastOptions::default() };
+                    landed += usize::from(caster.cast(shape, motion, set, &options).unwrap().is_some());
+                }
+            }
+        }
+        landed
+    };
+    let warm = casts(&mut set, &mut caster);
+    assert!(warm > 800, "the casts must reach the terrain ({warm} hits)");
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let again = casts(&mut set, &mut caster);
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(warm, again);
+    assert_eq!(after - before, 0, "cast allocations after warm-up");
 }
