@@ -53,9 +53,40 @@ pub fn terrain_changed(
     woken
 }
 
+/// Hull points past this many are reduced to the support points along [`HULL_DIRECTIONS`]
+/// directions: contacts against a convex polyhedron cost about its faces times the triangles
+/// near it, and an island's hull of Surface Nets vertices has hundreds.
+const MAX_HULL_POINTS: usize = 64;
+/// Directions (spread by the golden angle over the sphere) whose support points stand for a
+/// large hull.
+const HULL_DIRECTIONS: usize = 96;
+
+/// `points`, or the support points of `points` along [`HULL_DIRECTIONS`] directions when there
+/// are more than [`MAX_HULL_POINTS`] (their hull lies inside the full one and touches it in each
+/// of those directions).
+fn reduce_hull_points(points: Vec<Vector>) -> Vec<Vector> {
+    if points.len() <= MAX_HULL_POINTS {
+        return points;
+    }
+    let golden = core::f32::consts::PI * (3.0 - 5f32.sqrt());
+    let mut picked: Vec<usize> = (0..HULL_DIRECTIONS)
+        .filter_map(|i| {
+            let y = 1.0 - 2.0 * (i as f32 + 0.5) / HULL_DIRECTIONS as f32;
+            let r = (1.0 - y * y).max(0.0).sqrt();
+            let a = golden * i as f32;
+            let d = Vec3::new(r * a.cos(), y, r * a.sin());
+            (0..points.len()).max_by(|&a, &b| points[a].dot(d).total_cmp(&points[b].dot(d)))
+        })
+        .collect();
+    picked.sort_unstable();
+    picked.dedup();
+    picked.into_iter().map(|i| points[i]).collect()
+}
+
 /// A dynamic body for a detached `island` (from
 /// [`TerrainCollider::detach_islands`](voxel_physics::TerrainCollider::detach_islands)), placed
-/// at its centre of mass with its hull, or a compound of its decomposition's hulls; `terrain` is
+/// at its centre of mass with its hull, or a compound of its decomposition's hulls (hulls of
+/// more than 64 points reduced to their support points along 96 directions); `terrain` is
 /// the terrain collider's pose (island coordinates are the terrain's voxels). `None` when the
 /// island has neither a hull nor a decomposition that parry accepts (a flat sliver).
 pub fn island_body(
@@ -66,7 +97,7 @@ pub fn island_body(
     colliders: &mut ColliderSet,
 ) -> Option<(RigidBodyHandle, ColliderHandle)> {
     let center = island.center;
-    let local = |points: &[Vec3]| points.iter().map(|&p| p - center).collect::<Vec<Vector>>();
+    let local = |points: &[Vec3]| reduce_hull_points(points.iter().map(|&p| p - center).collect::<Vec<Vector>>());
     let shape = if let Some(hull) = &island.hull {
         SharedShape::convex_hull(&local(&hull.vertices))?
     } else if let Some(d) = &island.decomposition {

@@ -1,0 +1,216 @@
+//! voxel-rapier beside rapier's own colliders for the same terrain, in one run:
+//!
+//! - `rapier/step_1000/*`: one step of 1000 mixed bodies (balls, boxes, capsules, hulls) resting
+//!   and sliding on generated hills: ours, `TriMesh` per chunk with `FIX_INTERNAL_EDGES`, one
+//!   stitched `TriMesh` with the flag.
+//! - `rapier/dig_r3/*`: a radius-3 dig until the next step's contacts are right. Ours: the edit
+//!   (broadphase, occupancy, cache invalidation) plus rebuilding the touched chunks' mesh and kD
+//!   tree (what the next contact query does). Peer: the same edit and meshes, plus building the
+//!   touched chunks' `TriMesh` with the flag (what a per-chunk `TriMesh` world must add).
+//!
+//! Collision memory is printed before the groups run (a counting allocator measures the bytes
+//! the `TriMesh` colliders hold; ours is the narrowphase cache's own count).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicIsize, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use glam::{IVec3, Quat, Vec3};
+use parry3d::math::Pose;
+use parry3d::shape::{SharedShape, TriMeshFlags};
+use rapier3d::prelude::*;
+use voxel_core::TriangleSource;
+use voxel_physics::{Brush, ColliderOptions, PHYSICS_CHUNK_EDGE, TerrainCollider, VoxelBox};
+use voxel_rapier::{TerrainDispatcher, TerrainShape, reference, terrain_changed};
+use voxel_store::generate;
+
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: forwards to the system allocator and only counts bytes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: same layout contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+const SIZE: IVec3 = IVec3::new(128, 48, 128);
+
+fn collider() -> TerrainCollider {
+    let mut store = generate::terrain(&generate::Terrain::new(SIZE, 3)).expect("terrain");
+    store.compact();
+    TerrainCollider::new(store, VoxelBox::new(IVec3::ZERO, SIZE), ColliderOptions::default()).expect("collider")
+}
+
+fn mixed_shape(i: usize) -> SharedShape {
+    match i % 4 {
+        0 => SharedShape::ball(0.4),
+        1 => SharedShape::cuboid(0.35, 0.25, 0.4),
+        2 => SharedShape::capsule_y(0.3, 0.25),
+        _ => SharedShape::convex_hull(&[
+            Vec3::new(-0.4, -0.25, -0.4),
+            Vec3::new(0.4, -0.25, -0.3),
+            Vec3::new(0.0, -0.25, 0.4),
+            Vec3::new(0.05, 0.3, 0.0),
+        ])
+        .expect("hull"),
+    }
+}
+
+/// A world with `ground` colliders and 1000 bodies dropped on a grid over the hills, settled for
+/// 2 s; some keep sliding down the slopes.
+fn world(ground: &[SharedShape], ours: bool, terrain: &TerrainShape) -> PhysicsWorld {
+    let mut physics = if ours {
+        PhysicsWorld {
+            narrow_phase: NarrowPhase::with_query_dispatcher(TerrainDispatcher::chained()),
+            ..PhysicsWorld::default()
+        }
+    } else {
+        PhysicsWorld::default()
+    };
+    for g in ground {
+        physics.colliders.insert(ColliderBuilder::new(g.clone()).build());
+    }
+    let collider = terrain.read();
+    for i in 0..1000 {
+        let (x, z) = (4.0 + (i % 40) as f32 * 3.0, 4.0 + (i / 40) as f32 * 4.8);
+        let ray = voxel_physics::voxel_core::Ray::new(Vec3::new(x, 200.0, z), Vec3::NEG_Y);
+        let y = collider.raycast(&ray, 400.0).map_or(30.0, |h| h.point.y) + 1.0;
+        let body = physics.bodies.insert(
+            RigidBodyBuilder::dynamic().pose(Pose::from_parts(Vec3::new(x, y, z), Quat::from_rotation_y(i as f32))),
+        );
+        physics.colliders.insert_with_parent(ColliderBuilder::new(mixed_shape(i)).build(), body, &mut physics.bodies);
+    }
+    drop(collider);
+    for _ in 0..120 {
+        physics.step();
+    }
+    physics
+}
+
+fn live() -> isize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+fn memory(terrain: &TerrainShape) {
+    let c = terrain.read();
+    let before = live();
+    let per_chunk = reference::trimesh_per_chunk(&c, TriMeshFlags::FIX_INTERNAL_EDGES);
+    let per_chunk_bytes = live() - before;
+    let before = live();
+    let plain = reference::trimesh_per_chunk(&c, TriMeshFlags::empty());
+    let plain_bytes = live() - before;
+    let before = live();
+    let stitched = reference::stitched_trimesh(&c, TriMeshFlags::FIX_INTERNAL_EDGES);
+    let stitched_bytes = live() - before;
+    let stats = c.cache_stats();
+    let tris = stats.triangles.max(1) as f64;
+    println!(
+        "collision memory, {} triangles in {} chunks: ours (cache) {} B = {:.1} B/triangle; TriMesh per chunk {:.1} B/triangle, with FIX_INTERNAL_EDGES {:.1}; stitched with the flag {:.1}",
+        stats.triangles,
+        stats.entries,
+        stats.bytes,
+        stats.bytes as f64 / tris,
+        plain_bytes as f64 / tris,
+        per_chunk_bytes as f64 / tris,
+        stitched_bytes as f64 / tris
+    );
+    drop((per_chunk, plain, stitched));
+}
+
+fn step(c: &mut Criterion) {
+    let terrain = TerrainShape::new(collider());
+    let (per_chunk, stitched) = {
+        let c = terrain.read();
+        (
+            reference::trimesh_per_chunk(&c, TriMeshFlags::FIX_INTERNAL_EDGES),
+            vec![reference::stitched_trimesh(&c, TriMeshFlags::FIX_INTERNAL_EDGES).expect("surface")],
+        )
+    };
+    memory(&terrain);
+    let mut group = c.benchmark_group("rapier/step_1000");
+    group.sample_size(20).measurement_time(Duration::from_secs(8));
+    let mut ours = world(&[terrain.shared_shape()], true, &terrain);
+    group.bench_function("ours", |b| b.iter(|| ours.step()));
+    let mut chunked = world(&per_chunk, false, &terrain);
+    group.bench_function("trimesh_per_chunk_fixed", |b| b.iter(|| chunked.step()));
+    let mut one = world(&stitched, false, &terrain);
+    group.bench_function("trimesh_stitched_fixed", |b| b.iter(|| one.step()));
+    group.finish();
+}
+
+/// The chunk keys whose meshes an edit's dirty box touches.
+fn touched(dirty: VoxelBox) -> Vec<IVec3> {
+    dirty.chunk_keys(PHYSICS_CHUNK_EDGE).iter().collect()
+}
+
+fn dig(c: &mut Criterion) {
+    let mut group = c.benchmark_group("rapier/dig_r3");
+    group.sample_size(20).measurement_time(Duration::from_secs(5));
+    for peer in [false, true] {
+        let name = if peer { "edit_plus_trimesh_per_chunk_fixed" } else { "ours" };
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                let mut terrain = TerrainShape::new(collider());
+                let mut physics = PhysicsWorld::default();
+                let handle = physics.colliders.insert(ColliderBuilder::new(terrain.shared_shape()).build());
+                for i in 0..iters {
+                    let k = (i % 400) as f32;
+                    if i > 0 && i % 400 == 0 {
+                        terrain = TerrainShape::new(collider());
+                        physics.colliders[handle].set_shape(terrain.shared_shape());
+                    }
+                    let at = Vec3::new(8.0 + (k % 20.0) * 5.6, 0.0, 8.0 + (k / 20.0).floor() * 5.6);
+                    let ray = voxel_physics::voxel_core::Ray::new(at + Vec3::Y * 100.0, Vec3::NEG_Y);
+                    let y = terrain.read().raycast(&ray, 200.0).map_or(20.0, |h| h.point.y);
+                    let t0 = Instant::now();
+                    let mut t = terrain.write();
+                    let out = t.subtract(&Brush::Sphere { center: at + Vec3::Y * y, radius: 3.0 }).expect("dig");
+                    let mut tris = 0;
+                    for key in touched(out.report.dirty) {
+                        if let Some(shape) = t.chunk_shape(key) {
+                            tris += shape.mesh().triangle_count();
+                            if peer {
+                                let m = shape.mesh();
+                                let v: Vec<Vec3> = (0..m.vertex_count() as u32).map(|i| m.vertex(i)).collect();
+                                let idx: Vec<[u32; 3]> =
+                                    (0..m.triangle_count() as u32).map(|i| m.triangle(i)).collect();
+                                black_box(
+                                    SharedShape::trimesh_with_flags(
+                                        v,
+                                        idx,
+                                        TriMeshFlags::FIX_INTERNAL_EDGES | TriMeshFlags::DELETE_DEGENERATE_TRIANGLES,
+                                    )
+                                    .ok(),
+                                );
+                            }
+                        }
+                    }
+                    drop(t);
+                    terrain_changed(&mut physics.colliders, &mut physics.bodies, handle, out.report.dirty, 0.5);
+                    total += t0.elapsed();
+                    black_box(tris);
+                }
+                total
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, step, dig);
+criterion_main!(benches);
