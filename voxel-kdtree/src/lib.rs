@@ -32,6 +32,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Two builds
+//!
+//! [`KdTree::build`] follows the seed (longest axis, mean of the midpoints): the fastest build,
+//! for small chunks rebuilt on every edit. [`KdTree::build_with`] and
+//! [`BuildOptions::QUALITY`] choose each split by a binned surface-area cost instead: a slower
+//! build and fewer nodes and triangles per query, for large meshes queried far more often than
+//! they change. Both give the same nodes, answers and guarantees.
+//!
 //! # Layout
 //!
 //! ```text

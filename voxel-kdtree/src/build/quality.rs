@@ -19,6 +19,11 @@ use super::{Builder, Record, SMALL, XYZ, depth_bound, leaf, longest_axis, sort_k
 const BINS: usize = 16;
 const LARGE: usize = 64;
 
+/// Below this many records the seed's split rule takes over for the whole subtree: on the
+/// 4x2x4-chunk terrain it costs 1.3% more box candidates and saves a third of the quality
+/// build's instructions (callgrind: 282 -> 191 M per build, the seed's build 70 M).
+const SEED_BELOW: usize = 32;
+
 /// The deepest a quality tree may be: the [`Scratch`](crate::Scratch) stack holds 64 levels. A
 /// split may leave a side smaller than the seed's quarter while the depth that leaves to the
 /// bigger side still holds it split by the seed's rule (which [`depth_bound`] counts).
@@ -59,6 +64,10 @@ impl Builder {
         let n = records.len();
         if n <= SMALL {
             self.small_quality(records, node, volume, depth);
+            return;
+        }
+        if n < SEED_BELOW {
+            self.split(records, spare, node, volume, super::sum_mid(records), depth);
             return;
         }
         // A side of one is allowed while the other side's seed bound fits in the depth left.
