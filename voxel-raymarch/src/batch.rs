@@ -16,6 +16,7 @@ pub struct Cast {
 
 /// Rays per rayon task: large enough that scheduling costs nothing next to the casts (a short ray
 /// takes tens of nanoseconds), small enough to balance two to sixteen cores on a few thousand rays.
+#[cfg(feature = "parallel")]
 const RAYS_PER_TASK: usize = 256;
 
 impl Occupancy {
