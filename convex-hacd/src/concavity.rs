@@ -1,4 +1,4 @@
-//! Concavity error from uniform surface samples (seed `003_a99cbdb76048d4ca.txt`, "Concavity Error
+//! Concavity error from uniform surface samples (the article, "Concavity Error
 //! Calculation").
 //!
 //! Every triangle is sampled on a grid of a fixed spacing (not a fixed count per triangle, which
@@ -9,7 +9,7 @@
 //! long as the cavity is deep. The scan stops as soon as one ray exceeds the limit.
 //!
 //! Flat hulls have no inside for these rays; their error is the square root of the area they add
-//! to the two hulls they merge (the seed's trick), computed by the caller.
+//! to the two hulls they merge (the article's trick), computed by the caller.
 
 use glam::DVec3;
 

@@ -1,5 +1,5 @@
-//! Hierarchical approximate convex decomposition by dual-graph edge collapse (seed
-//! `003_a99cbdb76048d4ca.txt`, "Algorithm Overview", steps 1 to 7).
+//! Hierarchical approximate convex decomposition by dual-graph edge collapse (the article,
+//! "Algorithm Overview", steps 1 to 7).
 //!
 //! One node per triangle, one edge per shared mesh edge. Every edge holds the hull its collapse
 //! would make and that hull's concavity error; a binary heap with lazy invalidation (a version per
@@ -15,40 +15,41 @@ use glam::{DVec3, Vec3};
 use voxel_core::{TriangleSource, validate_triangles};
 
 use crate::concavity::{Samples, ScanScratch, Visited, sample_triangle};
+use crate::graph::{CLEAN, DIRTY, Edge, Graph, MergeTree, Node, absorb, relink};
 use crate::inside::Inside;
-use crate::metrics::{bounds, closest_on_triangle};
+use crate::metrics::closest_on_triangle;
 use crate::protrusion::Protrusion;
 use crate::quantize::{Prepared, prepare};
 use crate::quickhull::{HullScratch, Plane, RawHull, build_hull, grow_hull};
 use crate::{DecomposeError, Recorder};
 
-/// Settings of [`decompose`], in the units of the working cube (the seed's names in brackets).
+/// Settings of [`decompose`], in the units of the working cube (the article's names in brackets).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecomposeOptions {
-    /// Side of the cube the mesh is scaled into before anything else (the seed's `ScaleFactor`). Default 1000.
+    /// Side of the cube the mesh is scaled into before anything else (the article's `ScaleFactor`). Default 1000.
     pub cube: f32,
-    /// Quantization distance `s` (the seed's `ConnectDist`): vertices closer than this are welded, points
+    /// Quantization distance `s` (the article's `ConnectDist`): vertices closer than this are welded, points
     /// within it of a plane are on the plane, and a set that fits in a slab this wide is flat.
     /// Raised to the float floor of the input when smaller (and never below 1e-9 of the cube, for
     /// inputs whose float floor underflows). Default 0.1.
     pub quantization: f32,
-    /// The largest concavity error an edge collapse may add (the seed's `Concavity`). Default 10 (1% of the
-    /// cube, the seed's). 20 gives about a third fewer hulls, a little looser and slower on smooth
+    /// The largest concavity error an edge collapse may add (the article's `Concavity`). Default 10 (1% of the
+    /// cube, the article's). 20 gives about a third fewer hulls, a little looser and slower on smooth
     /// meshes (measured in the README).
     pub concavity: f32,
     /// Spacing of the uniform surface samples. Default 10: about one sample per 100 square units of
     /// surface, so a closed cube of side 1000 gets 60 000. A spacing that would take more than
     /// [`MAX_SAMPLES`] samples for the mesh is an error.
     pub sample_spacing: f32,
-    /// After the seed's collapses, neighbouring hulls are merged, roughly closest first, while every sample
+    /// After the article's collapses, neighbouring hulls are merged, roughly closest first, while every sample
     /// of the merged hull's new surface (the part on neither hull, sampled at `sample_spacing`)
     /// lies within this distance of the input surface: a bound on how far the merge
-    /// sticks out, as CoACD measures, where the seed's error measures how deep a ray runs into
+    /// sticks out, as CoACD measures, where the article's error measures how deep a ray runs into
     /// what it seals (refusing, for example, a cup's neighbouring wall segments, whose merged
     /// hull lies within 13 units of the wall but over floor samples whose rays run up to the rim).
     /// Default 20 (2% of the cube); 0 turns the merging off.
     pub merge_distance: f32,
-    /// Beyond the seed: in the `merge_distance` phase, new surface that lies inside the input
+    /// Beyond the article: in the `merge_distance` phase, new surface that lies inside the input
     /// does not count, so the limit bounds only how far a merge sticks out of it. Without this,
     /// a merged hull whose new faces cut through the body of a closed part (two hulls of a
     /// bunny's back, joined through its inside) is refused wherever the cut runs farther than
@@ -57,10 +58,10 @@ pub struct DecomposeOptions {
     /// when they agree, and the six up and down them by vote when they do not). Default false:
     /// fewer hulls on inputs with a body (plate-holes 19 -> 1, bunny-lowpoly 47 -> 21,
     /// chess-table 47 -> 17, glass 74 -> 65), every test mesh still within 2% of the diagonal,
-    /// at up to 2.1x the time on the shared test meshes (an open cylinder, among 408 audited
-    /// meshes, also gets more hulls; see the crate README).
+    /// at up to 2.1x the time on the shared test meshes (an open cylinder can get more hulls;
+    /// figures in the crate's `docs/measurements.md`).
     pub merge_through_inside: bool,
-    /// Beyond the seed: the farthest the hulls may stick out of the input, as a fraction of its
+    /// Beyond the article: the farthest the hulls may stick out of the input, as a fraction of its
     /// bounding-box diagonal. At the end, every hull is checked at points `sample_spacing` apart on
     /// its faces, as [`tightness`](crate::tightness) scores a hull (the distance to the input
     /// surface where the generalized winding number is under one half); a hull with a point
@@ -117,7 +118,7 @@ pub struct ConvexHull {
     /// Whether the hull is flat (fits in a slab of width `s`).
     pub flat: bool,
     /// The largest error of the collapses that built it, in input units: the concavity error of
-    /// the seed's collapses, the distance of [`DecomposeOptions::merge_distance`]'s merges.
+    /// the article's collapses, the distance of [`DecomposeOptions::merge_distance`]'s merges.
     pub error: f32,
     /// How far the dropped vertices lie outside the hull when
     /// [`DecomposeOptions::max_vertices_per_hull`] simplified it, in input units (else 0).
@@ -168,10 +169,10 @@ pub(crate) struct Shape {
 
 /// Per-thread buffers of the cost evaluation.
 #[derive(Default)]
-struct Scratch {
+pub(crate) struct Scratch {
     hull: HullScratch,
     raw: RawHull,
-    points: Vec<DVec3>,
+    pub(crate) points: Vec<DVec3>,
     /// Input index -> hull vertex, for [`Shape::from_raw`].
     local: Vec<u32>,
     scan: ScanScratch,
@@ -189,7 +190,7 @@ const SPARE_SHAPES: usize = 64;
 
 impl Scratch {
     /// Keeps `shape`'s buffers for a later [`Shape::from_raw`].
-    fn recycle(&mut self, shape: Shape) {
+    pub(crate) fn recycle(&mut self, shape: Shape) {
         if self.spare.len() < SPARE_SHAPES && shape.points.capacity() > 0 {
             self.spare.push(shape);
         }
@@ -198,7 +199,7 @@ impl Scratch {
 
 impl Shape {
     /// The hull of `points` (copied out of `scratch.points`), or `None` when degenerate.
-    fn from_scratch(scratch: &mut Scratch, eps: f64) -> Option<Shape> {
+    pub(crate) fn from_scratch(scratch: &mut Scratch, eps: f64) -> Option<Shape> {
         build_hull(&scratch.points, eps, &mut scratch.hull, &mut scratch.raw).ok()?;
         Some(Shape::from_raw(scratch))
     }
@@ -249,47 +250,6 @@ impl Shape {
         shape
     }
 }
-
-struct Node {
-    shape: Shape,
-    triangles: Vec<u32>,
-    edges: Vec<u32>,
-    error: f64,
-    alive: bool,
-    /// Passed [`refine`]'s check (and not merged since).
-    checked: bool,
-}
-
-struct Edge {
-    a: u32,
-    b: u32,
-    alive: bool,
-    /// Bumped whenever the edge is pushed again; heap entries with an older version are stale.
-    version: u32,
-    /// The concavity error of `merged`, or a lower bound of it while `dirty`.
-    cost: f64,
-    /// The part of `cost` that stays a lower bound when a node grows: a solid hull's scan, 0 for
-    /// a flat or missing hull (see [`Evaluation::bound`]).
-    bound: f64,
-    /// One of the nodes grew since `cost` was computed.
-    dirty: bool,
-    /// The merged hull, when the evaluation kept it; else it is built again if the edge collapses.
-    merged: Option<Shape>,
-    /// The scan of the merged hull ([`Shape::scan`]), for a hull built again.
-    scan: Option<f64>,
-}
-
-impl Edge {
-    /// A live edge between nodes `a` and `b`, not costed yet.
-    fn new(a: u32, b: u32) -> Self {
-        Edge { a, b, alive: true, version: 0, cost: 0.0, bound: 0.0, dirty: false, merged: None, scan: None }
-    }
-}
-
-/// Heap keys: among equal costs, clean edges (true costs) sort before dirty ones (lower bounds).
-const CLEAN: u8 = 0;
-/// See [`CLEAN`].
-const DIRTY: u8 = 1;
 
 /// The result of one edge's evaluation.
 struct Evaluation {
@@ -344,7 +304,7 @@ fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evalua
     let mut scan = None;
     let mut bound = 0.0;
     let cost = if raw.flat {
-        // Seed: a flat hull that covers more than its two parts may close a concavity in its
+        // The article: a flat hull that covers more than its two parts may close a concavity in its
         // plane; the square root of the extra area is the error. A solid part counts no area.
         let parts = if a.flat { a.area } else { 0.0 } + if b.flat { b.area } else { 0.0 };
         (raw.flat_area - parts).max(0.0).sqrt()
@@ -429,7 +389,7 @@ fn merge_hulls<'n>(na: &'n Node, nb: &'n Node, eps: f64, scratch: &mut Scratch) 
 /// afresh. A grown hull keeps the part's vertices that lie within the planes' thickness of a
 /// new face, which a fresh build drops, and its faces differ from a fresh build's by rounding;
 /// a final hull that was grown is built afresh from its own vertices, which drops them again.
-/// Tuned on the 21 shared meshes (2026-11-23): from 16 points every mesh makes the same collapses
+/// Tuned on the 21 shared meshes: from 16 points every mesh makes the same collapses
 /// as from 64 (the same source triangles in every hull), with at most 0.4% more vertices and
 /// often fewer (fandisk 1483 -> 1441, octagonal-pocket 2172 -> 2181); from 6, eight meshes'
 /// collapses change.
@@ -452,7 +412,7 @@ const THIN: f64 = 0.5;
 /// bunny-open 47 -> 56.
 const THIN_RELATIVE: f64 = 0.02;
 
-/// The seed's flat-hull area error, for a solid hull thinner than [`THIN`] times the limit or
+/// The article's flat-hull area error, for a solid hull thinner than [`THIN`] times the limit or
 /// [`THIN_RELATIVE`] times its box `diagonal`: such a hull can span a hole or a cut-out of a thin
 /// plate (a bottle's mouth) where no sample's ray crosses the gap. Seen along the thin direction
 /// (the normal of a face with every vertex within that thickness behind it), the square root of
@@ -619,6 +579,10 @@ pub const MAX_SAMPLES: usize = 1 << 24;
 /// Triangles with a non-finite corner, and triangles that collapse within the quantization
 /// distance, are skipped and counted; an empty or fully degenerate mesh gives no hulls. Errors only
 /// for unusable indices or options.
+///
+/// Four phases run over the dual graph of the mesh (one node per triangle): the article's
+/// concavity collapses, merges by distance ([`DecomposeOptions::merge_distance`]), the
+/// protrusion check ([`DecomposeOptions::max_protrusion`]) and the output of the hulls.
 pub fn decompose<T: TriangleSource + ?Sized>(
     mesh: &T,
     options: &DecomposeOptions,
@@ -626,13 +590,68 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     check_options(options)?;
     validate_triangles(mesh)?;
     let prep = prepare(mesh, f64::from(options.cube), f64::from(options.quantization));
-    let eps = prep.s;
-    let limit = f64::from(options.concavity);
-    // Refused past MAX_SAMPLES, counted before any is made (a spacing of cube / 10000 on a closed
-    // cube asks for 6e8, 30 GB). An upper bound of `sample_triangle`'s count: rows of about
-    // `spacing` across the height over the longest edge, at least one, each at most that edge's
-    // length over the spacing plus one (a needle thinner than the spacing still gets a row).
     let spacing = f64::from(options.sample_spacing);
+    check_sample_count(&prep, spacing)?;
+    let samples = Samples::new(&prep, spacing);
+    let mut recorder = options.record.then(Recorder::default);
+    let mut scratch = Scratch::default();
+
+    // Step 1 of the article: one node per triangle, one edge per shared mesh edge.
+    let mut graph = Graph::new(&prep, &mut scratch);
+
+    // Steps 2 to 7: collapse the cheapest edge while its concavity error is within the limit.
+    let concavity = Context {
+        samples: &samples,
+        inside: None,
+        mesh: &prep,
+        eps: prep.s,
+        limit: f64::from(options.concavity),
+        keep_all: options.max_hulls.is_some(),
+        keep: true,
+    };
+    collapse_by_concavity(&mut graph, &concavity, options.max_hulls, &mut scratch, &mut recorder);
+
+    // Beyond the article: neighbouring hulls merged by distance (see `merge_distance`).
+    // The input's triangles by their corners, for the inside test and the protrusion check.
+    let tris: Vec<[DVec3; 3]> = if options.merge_through_inside || options.max_protrusion > 0.0 {
+        prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect()
+    } else {
+        Vec::new()
+    };
+    let distance = f64::from(options.merge_distance);
+    let inside = (options.merge_through_inside && distance > 0.0).then(|| inside_test(&prep, &tris));
+    let close = Context { limit: distance, inside: inside.as_ref(), ..concavity };
+    merge_by_distance(&mut graph, &close, spacing, &mut scratch, &mut recorder);
+
+    // Beyond the article: hulls that stick out too far are split back (see `max_protrusion`).
+    let protrusion_splits = if options.max_protrusion > 0.0 && options.max_hulls.is_none() {
+        let bound = f64::from(options.max_protrusion);
+        split_protrusions(&mut graph, &close, bound, &tris, spacing, &mut scratch, &mut recorder)
+    } else {
+        0
+    };
+
+    let hulls = output_hulls(&mut graph, &prep, options.max_vertices_per_hull, &mut scratch);
+    if let Some(rec) = recorder.as_mut() {
+        rec.finish(&hulls);
+    }
+    Ok(Decomposition {
+        hulls,
+        non_finite_triangles: prep.non_finite,
+        degenerate_triangles: prep.degenerate + graph.lost,
+        quantization: (prep.s / prep.scale) as f32,
+        samples: samples.len(),
+        protrusion_splits,
+        recording: recorder,
+    })
+}
+
+/// Refuses a `spacing` that would take more than [`MAX_SAMPLES`] samples, counted before any is
+/// made (a spacing of cube / 10000 on a closed cube asks for 6e8, 30 GB). An upper bound of
+/// `sample_triangle`'s count: rows of about `spacing` across the height over the longest edge,
+/// at least one, each at most that edge's length over the spacing plus one (a needle thinner
+/// than the spacing still gets a row).
+fn check_sample_count(prep: &Prepared, spacing: f64) -> Result<(), DecomposeError> {
     let mut bound = 0.0f64;
     for t in &prep.triangles {
         let [a, b, c] = t.map(|v| prep.positions[v as usize]);
@@ -643,165 +662,73 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     if !(bound <= MAX_SAMPLES as f64) {
         return Err(DecomposeError::InvalidOptions("sample_spacing too fine for this mesh (over 2^24 samples)"));
     }
-    let samples = Samples::new(&prep, spacing);
-    let mut recorder = options.record.then(Recorder::default);
+    Ok(())
+}
 
-    // Step 1: one node per triangle, its hull the triangle itself.
-    let mut scratch = Scratch::default();
-    let node = |scratch: &mut Scratch, (t, tri): (usize, &[u32; 3])| {
-        scratch.points.clear();
-        scratch.points.extend(tri.iter().map(|&v| prep.positions[v as usize]));
-        // Kept triangles are taller than s, so their hull exists; a failure would leave the
-        // triangle out rather than panic.
-        let shape = Shape::from_scratch(scratch, eps);
-        let alive = shape.is_some();
-        Node {
-            shape: shape.unwrap_or_default(),
-            triangles: vec![t as u32],
-            edges: Vec::new(),
-            error: 0.0,
-            alive,
-            checked: false,
-        }
-    };
-    let serial = |scratch: &mut Scratch| prep.triangles.iter().enumerate().map(|job| node(scratch, job)).collect();
-    // Each node depends on its triangle alone: the same nodes on any number of threads.
-    #[cfg(feature = "parallel")]
-    let mut nodes: Vec<Node> = if rayon::current_num_threads() > 1 {
-        use rayon::prelude::*;
-        prep.triangles.par_iter().enumerate().with_min_len(256).map_init(Scratch::default, node).collect()
-    } else {
-        serial(&mut scratch)
-    };
-    #[cfg(not(feature = "parallel"))]
-    let mut nodes: Vec<Node> = serial(&mut scratch);
-    // A kept triangle whose hull fails after all (it cannot, barring rounding at the extremes of
-    // the options) is left out, and counted with the degenerate ones.
-    let lost = nodes.iter().filter(|n| !n.alive).count();
-    let mut edges = dual_graph(&prep, &nodes);
-    for (e, edge) in edges.iter().enumerate() {
-        nodes[edge.a as usize].edges.push(e as u32);
-        nodes[edge.b as usize].edges.push(e as u32);
-    }
+/// The inside test of [`DecomposeOptions::merge_through_inside`] over the input's triangles.
+fn inside_test(prep: &Prepared, tris: &[[DVec3; 3]]) -> Inside {
+    let rims = crate::inside::rims(&prep.triangles);
+    // One ray decides only where every part is closed, outward and manifold.
+    let closed = prep.solid.iter().all(|&solid| solid) && rims.iter().all(|&r| r == 0);
+    Inside::new(tris, &rims, closed)
+}
 
-    // Steps 2 and 3: every edge's predicted hull and error.
-    let cx = Context {
-        samples: &samples,
-        inside: None,
-        mesh: &prep,
-        eps,
-        limit,
-        keep_all: options.max_hulls.is_some(),
-        keep: false,
-    };
-    let jobs: Vec<(u32, u32)> = edges.iter().map(|e| (e.a, e.b)).collect();
-    let mut heap = BinaryHeap::with_capacity(edges.len());
-    for (e, ev) in evaluate_all(&jobs, &nodes, &cx, &mut scratch).into_iter().enumerate() {
-        edges[e].cost = ev.cost;
-        edges[e].bound = ev.bound;
-        edges[e].merged = ev.merged;
-        edges[e].scan = ev.scan;
+/// The article's steps 2 to 7: every edge's predicted hull and concavity error, then the
+/// cheapest edge collapsed while its error is within `cx.limit` (or the hull count is over
+/// `max_hulls`); the edges around the merged node become dirty.
+///
+/// Re-costing is lazy. A solid hull only grows when a node grows, and the error of a larger
+/// solid hull is never smaller (every sample inside the smaller one is inside the larger one,
+/// and its ray leaves later), so a dirty edge keeps its old cost as a lower bound and is
+/// evaluated only when that bound reaches the top of the heap. A clean edge at the top is then
+/// the true minimum, as with eager re-costing; edges whose bound is already over the limit are
+/// never evaluated again. A flat hull's area error has no such bound, so its edges start again
+/// from 0. Among equal costs a clean edge goes first (then the lower edge index): its cost is
+/// already the minimum, so the dirty ones behind it are not evaluated yet. This matters most
+/// where it is most common: a patch growing over a smooth or flat surface, where every edge
+/// around it costs 0 and each collapse would otherwise re-evaluate all of them.
+///
+/// The collapses happen one at a time in heap order, so their order depends only on the mesh
+/// and the options, never on the thread count (rayon evaluates the initial costs of all edges,
+/// and [`evaluate_dirty`] may evaluate the next edge ahead).
+fn collapse_by_concavity(
+    g: &mut Graph,
+    cx: &Context,
+    max_hulls: Option<usize>,
+    scratch: &mut Scratch,
+    recorder: &mut Option<Recorder>,
+) {
+    // The first costs keep no hulls (see `Context::keep`).
+    let first = Context { keep: false, ..*cx };
+    let mut heap = BinaryHeap::with_capacity(g.edges.len());
+    for (e, ev) in evaluate_all(&g.first_edges, &g.nodes, &first, scratch).into_iter().enumerate() {
+        let edge = &mut g.edges[e];
+        edge.cost = ev.cost;
+        edge.bound = ev.bound;
+        edge.merged = ev.merged;
+        edge.scan = ev.scan;
         heap.push(Reverse((ev.cost.to_bits(), CLEAN, e as u32, 0u32)));
     }
-
-    // Steps 4 to 7: collapse the cheapest edge while it is under the limit (or the hull count
-    // is over its cap); the edges around the merged node become dirty.
-    //
-    // Re-costing is lazy. A solid hull only grows when a node grows, and the error of a larger
-    // solid hull is never smaller (every sample inside the smaller one is inside the larger one,
-    // and its ray leaves later), so a dirty edge keeps its old cost as a lower bound and is
-    // evaluated only when that bound reaches the top of the heap. A clean edge at the top is then
-    // the true minimum, as with eager re-costing; edges whose bound is already over the limit are
-    // never evaluated again. A flat hull's area error has no such bound, so its edges start again
-    // from 0. Among equal costs a clean edge goes first (then the lower edge index): its cost is
-    // already the minimum, so the dirty ones behind it are not evaluated yet. This matters most
-    // where it is most common: a patch growing over a smooth or flat surface, where every edge
-    // around it costs 0 and each collapse would otherwise re-evaluate all of them.
-    //
-    // The collapses happen one at a time in heap order, so their order depends only on the mesh
-    // and the options, never on the thread count (rayon evaluates the initial costs of all edges).
-    //
-    // On more than one thread, an evaluation runs beside a speculative one: the next dirty edge in
-    // the heap that shares no node with it. Its result is kept with the versions of its two
-    // nodes (bumped by every collapse that changes a node) and used when that edge comes up for
-    // evaluation with both nodes unchanged. An evaluation depends only on its two nodes, so a
-    // kept result is the one the evaluation would compute: the same collapses, bit for bit. On
-    // rocker-arm 88% of the speculative evaluations are used, and they are 46% of its
-    // evaluations (fandisk 41% and 25%, teapot-newell 43% and 28%).
-    let cx = Context { keep: true, ..cx };
-    let mut alive_nodes = nodes.iter().filter(|n| n.alive).count();
-    let mut mark = vec![u32::MAX; nodes.len()];
-    let mut tree =
-        MergeTree { current: (0..nodes.len() as u32).collect(), leaves: nodes.len() as u32, merges: Vec::new() };
+    let mut ahead = Lookahead::new(g.nodes.len());
     #[cfg(feature = "parallel")]
-    let speculate = rayon::current_num_threads() > 1;
-    #[cfg(not(feature = "parallel"))]
-    let speculate = false;
-    let mut node_version = vec![0u32; nodes.len()];
-    let mut ahead = Speculation::default();
-    #[cfg(feature = "parallel")]
-    let mut ahead_scratch = Scratch::default();
-    let mut popped = Vec::new();
+    let speculate = ahead.enabled;
     let mut collapse = || {
         while let Some(Reverse((bits, _, e, version))) = heap.pop() {
-            let edge = &edges[e as usize];
+            let edge = &g.edges[e as usize];
             if !edge.alive || edge.version != version {
                 continue;
             }
             let cost = f64::from_bits(bits);
-            let over_cap = options.max_hulls.is_some_and(|m| alive_nodes > m);
-            if !cost.is_finite() || (cost > limit && !over_cap) {
+            let over_cap = max_hulls.is_some_and(|m| g.alive > m);
+            if !cost.is_finite() || (cost > cx.limit && !over_cap) {
                 // Infinite costs sort last, and dirty costs are lower bounds: every remaining edge
                 // is over the limit too.
                 break;
             }
             if edge.dirty {
-                // Evaluate it (or take the speculative result), then look again.
-                let (ea, eb) = (edge.a, edge.b);
-                let versions = [node_version[ea as usize], node_version[eb as usize]];
-                let ev = match ahead.take(e, [ea, eb], versions) {
-                    Some(ev) => ev,
-                    None if speculate => {
-                        // The next dirty edge that shares no node with this one (among the next few
-                        // heap entries, which go back unchanged: the heap's order is total).
-                        let mut next = None;
-                        while popped.len() < 8 {
-                            let Some(entry) = heap.pop() else { break };
-                            let Reverse((_, _, x, xv)) = entry;
-                            popped.push(entry);
-                            let ex = &edges[x as usize];
-                            if ex.alive
-                                && ex.version == xv
-                                && ex.dirty
-                                && ![ea, eb].contains(&ex.a)
-                                && ![ea, eb].contains(&ex.b)
-                            {
-                                next = Some((x, [ex.a, ex.b]));
-                                break;
-                            }
-                        }
-                        heap.extend(popped.drain(..));
-                        let (na, nb) = (&nodes[ea as usize], &nodes[eb as usize]);
-                        match next {
-                            #[cfg(feature = "parallel")]
-                            Some((x, [xa, xb])) => {
-                                let (nxa, nxb) = (&nodes[xa as usize], &nodes[xb as usize]);
-                                let (ev, evx) = rayon::join(
-                                    || evaluate(na, nb, &cx, &mut scratch),
-                                    || evaluate(nxa, nxb, &cx, &mut ahead_scratch),
-                                );
-                                let xversions = [node_version[xa as usize], node_version[xb as usize]];
-                                if let Some(old) = ahead.keep(x, [xa, xb], xversions, evx) {
-                                    scratch.recycle(old);
-                                }
-                                ev
-                            }
-                            _ => evaluate(na, nb, &cx, &mut scratch),
-                        }
-                    }
-                    None => evaluate(&nodes[ea as usize], &nodes[eb as usize], &cx, &mut scratch),
-                };
-                let ed = &mut edges[e as usize];
+                // Evaluate it (or take the result evaluated ahead), then look again.
+                let ev = evaluate_dirty(e, g, &mut heap, &mut ahead, cx, scratch);
+                let ed = &mut g.edges[e as usize];
                 ed.cost = ev.cost;
                 ed.bound = ev.bound;
                 ed.merged = ev.merged;
@@ -812,25 +739,25 @@ pub fn decompose<T: TriangleSource + ?Sized>(
                 continue;
             }
             let (a, b) = (edge.a as usize, edge.b as usize);
-            let scan = edges[e as usize].scan;
-            let merged = match edges[e as usize].merged.take() {
+            let scan = edge.scan;
+            let merged = match g.edges[e as usize].merged.take() {
                 Some(merged) => merged,
                 // Not kept by its evaluation: the same hull again (a build depends on the two
                 // nodes alone, which have not changed since).
-                None => match merge_hulls(&nodes[a], &nodes[b], eps, &mut scratch) {
-                    Some((_, _, grown)) => Shape { scan, grown, ..Shape::from_raw(&mut scratch) },
+                None => match merge_hulls(&g.nodes[a], &g.nodes[b], cx.eps, scratch) {
+                    Some((_, _, grown)) => Shape { scan, grown, ..Shape::from_raw(scratch) },
                     None => break,
                 },
             };
             if let Some(rec) = recorder.as_mut() {
-                rec.push(&nodes[a].shape, &nodes[b].shape, &merged, cost, &prep);
+                rec.push(&g.nodes[a].shape, &g.nodes[b].shape, &merged, cost, cx.mesh);
             }
-            node_version[a] += 1;
-            node_version[b] += 1;
-            absorb(&mut nodes, &mut edges, &mut mark, &mut tree, e, merged, cost, &mut scratch);
-            alive_nodes -= 1;
-            for &x in &nodes[a].edges {
-                let ed = &mut edges[x as usize];
+            ahead.versions[a] += 1;
+            ahead.versions[b] += 1;
+            absorb(&mut g.nodes, &mut g.edges, &mut g.mark, &mut g.tree, e, merged, cost, scratch);
+            g.alive -= 1;
+            for &x in &g.nodes[a].edges {
+                let ed = &mut g.edges[x as usize];
                 // An edge that is still dirty keeps its bound (a flat or missing hull's is 0, set
                 // below when it became dirty). Every live edge has one current heap entry: an edge
                 // that was dirty already keeps it, which keeps stale entries out of the heap.
@@ -857,64 +784,170 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     }
     #[cfg(not(feature = "parallel"))]
     collapse();
+}
 
-    // Beyond the seed: neighbouring hulls merged by distance (see `merge_distance`).
-    let distance = f64::from(options.merge_distance);
-    // The input's triangles by their corners, for the inside test and the protrusion check.
-    let tris: Vec<[DVec3; 3]> = if options.merge_through_inside || options.max_protrusion > 0.0 {
-        prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect()
-    } else {
-        Vec::new()
-    };
-    let inside = (options.merge_through_inside && distance > 0.0).then(|| {
-        let rims = crate::inside::rims(&prep.triangles);
-        // One ray decides only where every part is closed, outward and manifold.
-        let closed = prep.solid.iter().all(|&solid| solid) && rims.iter().all(|&r| r == 0);
-        Inside::new(&tris, &rims, closed)
-    });
-    let cx = Context { limit: distance, inside: inside.as_ref(), ..cx };
-    if distance > 0.0 {
-        alive_nodes -=
-            merge_close(&mut nodes, &mut edges, &mut mark, &mut tree, &cx, spacing, &mut scratch, &mut recorder);
-    }
+/// A heap entry: cost bits, [`CLEAN`] or [`DIRTY`], edge index, edge version.
+type HeapEntry = Reverse<(u64, u8, u32, u32)>;
 
-    // Beyond the seed: hulls that stick out too far are split back (see `max_protrusion`). The
-    // distance phase then runs again over the parts, which it merges where that stays within 0.9
-    // of the check's bound, and the nodes it merged are checked again.
-    let mut protrusion_splits = 0;
-    if options.max_protrusion > 0.0 && options.max_hulls.is_none() && !prep.triangles.is_empty() {
-        // The winding number of the check sees the lids over small holes: the part's closed twin.
-        let closed: Vec<[DVec3; 3]> = tris.iter().chain(&prep.lids).copied().collect();
-        let mut check = Protrusion::new(&samples, &prep, &tris, &closed, f64::from(options.max_protrusion), spacing);
-        // Merging again within the check's bound too: where the bound is below the phase's (a long
-        // part's diagonal is near the cube's side, and 0.016 of it under 20), the phase would
-        // merge what the check split.
-        let again = Context { limit: distance.min(0.9 * check.limit()), ..cx };
-        for round in 0..REFINE_ROUNDS {
-            let before = nodes.len();
-            let changed = refine(&mut nodes, &mut tree, &prep, &mut check, eps, &mut scratch);
-            let splits = nodes.len() - before;
-            protrusion_splits += splits;
-            alive_nodes += splits;
-            // The last round's splits stay: the hulls returned have all passed the check.
-            if changed.is_empty() || distance <= 0.0 || round + 1 == REFINE_ROUNDS {
-                break;
-            }
-            relink(&mut nodes, &mut edges, &mut mark, &jobs, &changed);
-            let merged = tree.current.clone();
-            alive_nodes -=
-                merge_close(&mut nodes, &mut edges, &mut mark, &mut tree, &again, spacing, &mut scratch, &mut recorder);
-            // Only the nodes this phase merged can stick out anew.
-            for (n, node) in nodes.iter_mut().enumerate() {
-                node.checked = node.checked && tree.current[n] == merged[n];
-            }
+/// What [`evaluate_dirty`] keeps between calls.
+struct Lookahead {
+    /// Whether a second evaluation runs beside each one (more than one rayon thread).
+    enabled: bool,
+    /// Per node, bumped by every collapse that changes it.
+    versions: Vec<u32>,
+    kept: Speculation,
+    #[cfg(feature = "parallel")]
+    scratch: Scratch,
+    /// Heap entries looked at while searching for the next edge, pushed back unchanged.
+    popped: Vec<HeapEntry>,
+}
+
+impl Lookahead {
+    fn new(nodes: usize) -> Self {
+        Lookahead {
+            #[cfg(feature = "parallel")]
+            enabled: rayon::current_num_threads() > 1,
+            #[cfg(not(feature = "parallel"))]
+            enabled: false,
+            versions: vec![0; nodes],
+            kept: Speculation::default(),
+            #[cfg(feature = "parallel")]
+            scratch: Scratch::default(),
+            popped: Vec::new(),
         }
     }
+}
 
-    let mut hulls = Vec::with_capacity(alive_nodes);
+/// The evaluation of the dirty edge `e` at the top of the heap, with a speculative second one
+/// beside it on more than one thread.
+///
+/// The speculative evaluation is of the next dirty edge in the heap that shares no node with
+/// `e` (among the next few entries, which go back unchanged: the heap's order is total). Its
+/// result is kept with the versions of its two nodes and used when that edge comes up for
+/// evaluation with both nodes unchanged. The result is the same for any thread count because an
+/// evaluation is a pure function of its two nodes (and the fixed samples and options): a kept
+/// result whose nodes have not changed since is, bit for bit, what evaluating the edge now would
+/// compute, and one whose nodes have changed is dropped. Speculation only decides *when* an
+/// evaluation runs, never which edge collapses next, which the heap alone decides. On rocker-arm
+/// 88% of the speculative evaluations are used, and they are 46% of its evaluations (fandisk
+/// 41% and 25%, teapot-newell 43% and 28%).
+fn evaluate_dirty(
+    e: u32,
+    g: &Graph,
+    heap: &mut BinaryHeap<HeapEntry>,
+    ahead: &mut Lookahead,
+    cx: &Context,
+    scratch: &mut Scratch,
+) -> Evaluation {
+    let edge = &g.edges[e as usize];
+    let (ea, eb) = (edge.a, edge.b);
+    let (na, nb) = (&g.nodes[ea as usize], &g.nodes[eb as usize]);
+    let versions = [ahead.versions[ea as usize], ahead.versions[eb as usize]];
+    if let Some(ev) = ahead.kept.take(e, [ea, eb], versions) {
+        return ev;
+    }
+    if !ahead.enabled {
+        return evaluate(na, nb, cx, scratch);
+    }
+    let mut next = None;
+    while ahead.popped.len() < 8 {
+        let Some(entry) = heap.pop() else { break };
+        let Reverse((_, _, x, xv)) = entry;
+        ahead.popped.push(entry);
+        let ex = &g.edges[x as usize];
+        if ex.alive && ex.version == xv && ex.dirty && ![ea, eb].contains(&ex.a) && ![ea, eb].contains(&ex.b) {
+            next = Some((x, [ex.a, ex.b]));
+            break;
+        }
+    }
+    heap.extend(ahead.popped.drain(..));
+    match next {
+        #[cfg(feature = "parallel")]
+        Some((x, [xa, xb])) => {
+            let (nxa, nxb) = (&g.nodes[xa as usize], &g.nodes[xb as usize]);
+            let (ev, evx) =
+                rayon::join(|| evaluate(na, nb, cx, scratch), || evaluate(nxa, nxb, cx, &mut ahead.scratch));
+            let xversions = [ahead.versions[xa as usize], ahead.versions[xb as usize]];
+            if let Some(old) = ahead.kept.keep(x, [xa, xb], xversions, evx) {
+                scratch.recycle(old);
+            }
+            ev
+        }
+        _ => evaluate(na, nb, cx, scratch),
+    }
+}
+
+/// Beyond the article: [`merge_close`] over the hulls the collapses left, when
+/// [`DecomposeOptions::merge_distance`] (`cx.limit`) is not 0.
+fn merge_by_distance(
+    g: &mut Graph,
+    cx: &Context,
+    spacing: f64,
+    scratch: &mut Scratch,
+    recorder: &mut Option<Recorder>,
+) {
+    if cx.limit > 0.0 {
+        g.alive -= merge_close(&mut g.nodes, &mut g.edges, &mut g.mark, &mut g.tree, cx, spacing, scratch, recorder);
+    }
+}
+
+/// Beyond the article: hulls that stick out farther than `bound` of the diagonal (see
+/// [`DecomposeOptions::max_protrusion`]) are split back ([`refine`]). The distance phase (`cx`)
+/// then runs again over the parts, which it merges where that stays within 0.9 of the check's
+/// bound, and the nodes it merged are checked again, for at most [`REFINE_ROUNDS`] rounds.
+/// Returns the number of splits.
+fn split_protrusions(
+    g: &mut Graph,
+    cx: &Context,
+    bound: f64,
+    tris: &[[DVec3; 3]],
+    spacing: f64,
+    scratch: &mut Scratch,
+    recorder: &mut Option<Recorder>,
+) -> usize {
+    let prep = cx.mesh;
+    if prep.triangles.is_empty() {
+        return 0;
+    }
+    // The winding number of the check sees the lids over small holes: the part's closed twin.
+    let closed: Vec<[DVec3; 3]> = tris.iter().chain(&prep.lids).copied().collect();
+    let mut check = Protrusion::new(cx.samples, prep, tris, &closed, bound, spacing);
+    // Merging again within the check's bound too: where the bound is below the phase's (a long
+    // part's diagonal is near the cube's side, and 0.016 of it under 20), the phase would
+    // merge what the check split.
+    let distance = cx.limit;
+    let again = Context { limit: distance.min(0.9 * check.limit()), ..*cx };
+    let mut splits = 0;
+    for round in 0..REFINE_ROUNDS {
+        let before = g.nodes.len();
+        let changed = refine(&mut g.nodes, &mut g.tree, prep, &mut check, cx.eps, scratch);
+        let split = g.nodes.len() - before;
+        splits += split;
+        g.alive += split;
+        // The last round's splits stay: the hulls returned have all passed the check.
+        if changed.is_empty() || distance <= 0.0 || round + 1 == REFINE_ROUNDS {
+            break;
+        }
+        relink(&mut g.nodes, &mut g.edges, &mut g.mark, &g.first_edges, &changed);
+        let merged = g.tree.current.clone();
+        g.alive -=
+            merge_close(&mut g.nodes, &mut g.edges, &mut g.mark, &mut g.tree, &again, spacing, scratch, recorder);
+        // Only the nodes this phase merged can stick out anew.
+        for (n, node) in g.nodes.iter_mut().enumerate() {
+            node.checked = node.checked && g.tree.current[n] == merged[n];
+        }
+    }
+    splits
+}
+
+/// The live nodes' hulls in the input's units, in order of their lowest source triangle: a grown
+/// hull built afresh from its own vertices, a hull over `cap` vertices simplified.
+fn output_hulls(g: &mut Graph, prep: &Prepared, cap: Option<usize>, scratch: &mut Scratch) -> Vec<ConvexHull> {
+    let eps = prep.s;
+    let mut hulls = Vec::with_capacity(g.alive);
     // (A part whose hull could not be built again, which its triangles had before, has no
     // points: left out rather than returned empty.)
-    for node in nodes.iter_mut().filter(|n| n.alive && !n.shape.points.is_empty()) {
+    for node in g.nodes.iter_mut().filter(|n| n.alive && !n.shape.points.is_empty()) {
         let mut source: Vec<u32> = node.triangles.iter().map(|&t| prep.source[t as usize]).collect();
         source.sort_unstable();
         if node.shape.grown {
@@ -923,16 +956,16 @@ pub fn decompose<T: TriangleSource + ?Sized>(
             // that thickness, far below s).
             scratch.points.clear();
             scratch.points.extend_from_slice(&node.shape.points);
-            if let Some(fresh) = Shape::from_scratch(&mut scratch, eps) {
+            if let Some(fresh) = Shape::from_scratch(scratch, eps) {
                 if !fresh.flat {
                     node.shape = Shape { scan: node.shape.scan, ..fresh };
                 }
             }
         }
         let mut cap_error = 0.0;
-        if let Some(cap) = options.max_vertices_per_hull {
+        if let Some(cap) = cap {
             if node.shape.points.len() > cap {
-                let (shape, depth) = cap_vertices(&node.shape, cap, eps, &mut scratch);
+                let (shape, depth) = cap_vertices(&node.shape, cap, eps, scratch);
                 node.shape = shape;
                 cap_error = depth;
             }
@@ -948,144 +981,7 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         });
     }
     hulls.sort_by_key(|h| h.source_triangles[0]);
-    if let Some(rec) = recorder.as_mut() {
-        rec.finish(&hulls);
-    }
-    Ok(Decomposition {
-        hulls,
-        non_finite_triangles: prep.non_finite,
-        degenerate_triangles: prep.degenerate + lost,
-        quantization: (eps / prep.scale) as f32,
-        samples: samples.len(),
-        protrusion_splits,
-        recording: recorder,
-    })
-}
-
-/// Dual-graph edges between triangles that share a mesh edge (after welding), each pair once, in
-/// a deterministic order. An edge shared by more than two triangles (non-manifold, or a
-/// double-sided surface) links them in a chain, which keeps them connected without k^2 edges.
-fn dual_graph(prep: &Prepared, nodes: &[Node]) -> Vec<Edge> {
-    // Each triangle edge under its low vertex (a counting sort), as one integer (high vertex,
-    // triangle) sorted within the vertex's few: the order of the (low, high, triangle) tuples.
-    let mut start = vec![0u32; prep.positions.len() + 1];
-    let edges = |tri: [u32; 3]| (0..3).map(move |k| (tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3])));
-    for (t, tri) in prep.triangles.iter().enumerate() {
-        if nodes[t].alive {
-            for (lo, _) in edges(*tri) {
-                start[lo as usize + 1] += 1;
-            }
-        }
-    }
-    for v in 0..prep.positions.len() {
-        start[v + 1] += start[v];
-    }
-    let mut fill = start.clone();
-    let mut corners = vec![0u64; start[prep.positions.len()] as usize];
-    for (t, tri) in prep.triangles.iter().enumerate() {
-        if nodes[t].alive {
-            for (lo, hi) in edges(*tri) {
-                corners[fill[lo as usize] as usize] = u64::from(hi) << 32 | t as u64;
-                fill[lo as usize] += 1;
-            }
-        }
-    }
-    let mut pairs: Vec<u64> = Vec::new();
-    let pair = |a: u32, b: u32| u64::from(a.min(b)) << 32 | u64::from(a.max(b));
-    for v in 0..prep.positions.len() {
-        let bucket = &mut corners[start[v] as usize..start[v + 1] as usize];
-        bucket.sort_unstable();
-        for run in bucket.chunk_by(|x, y| x >> 32 == y >> 32) {
-            for w in run.windows(2) {
-                let (a, b) = (w[0] as u32, w[1] as u32);
-                if a != b {
-                    pairs.push(pair(a, b));
-                }
-            }
-        }
-    }
-    link_touching(prep, nodes, &mut pairs);
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs.into_iter().map(|p| Edge::new((p >> 32) as u32, p as u32)).collect()
-}
-
-/// Links triangles that touch without sharing an edge: a vertex within `s` of another triangle
-/// that does not have it as a corner (T-junctions, where one part's edge is split by the other's
-/// vertices; parts modelled apart that touch). Without these links such parts could never merge.
-/// Triangles go into a uniform grid by their boxes; each vertex looks in its own cell.
-fn link_touching(prep: &Prepared, nodes: &[Node], pairs: &mut Vec<u64>) {
-    let s = prep.s;
-    let mut first_triangle = vec![u32::MAX; prep.positions.len()];
-    for (t, tri) in prep.triangles.iter().enumerate() {
-        if nodes[t].alive {
-            for &v in tri {
-                first_triangle[v as usize] = first_triangle[v as usize].min(t as u32);
-            }
-        }
-    }
-    let (lo, hi) = bounds(&prep.positions);
-    // 32 cells per axis: small enough to build fast, fine enough that a cell holds few triangles.
-    const CELLS: usize = 32;
-    let cell = ((hi - lo).max_element() / CELLS as f64).max(s);
-    // Truncation is the floor here: negatives (and NaN) saturate to 0, as the clamp below 0 did.
-    let coord = |x: f64, axis: usize| (((x - lo[axis]) / cell) as usize).min(CELLS - 1);
-    let index = |c: [usize; 3]| c[0] + CELLS * (c[1] + CELLS * c[2]);
-    let mut entries: Vec<(u32, u32)> = Vec::new();
-    // Each triangle's box widened by s: a vertex outside it cannot be within s of the triangle,
-    // which rejects most candidates of a cell before the closest-point test.
-    let mut boxes = vec![(DVec3::ZERO, DVec3::ZERO); prep.triangles.len()];
-    for (t, tri) in prep.triangles.iter().enumerate() {
-        if !nodes[t].alive {
-            continue;
-        }
-        let [a, b, c] = tri.map(|v| prep.positions[v as usize]);
-        let (tlo, thi) = (a.min(b).min(c) - DVec3::splat(s), a.max(b).max(c) + DVec3::splat(s));
-        boxes[t] = (tlo, thi);
-        for z in coord(tlo.z, 2)..=coord(thi.z, 2) {
-            for y in coord(tlo.y, 1)..=coord(thi.y, 1) {
-                for x in coord(tlo.x, 0)..=coord(thi.x, 0) {
-                    entries.push((index([x, y, z]) as u32, t as u32));
-                }
-            }
-        }
-    }
-    // Counting sort by cell: the entries were made in triangle order, so each cell lists its
-    // triangles ascending.
-    let mut start = vec![0u32; CELLS * CELLS * CELLS + 1];
-    for &(c, _) in &entries {
-        start[c as usize + 1] += 1;
-    }
-    for c in 0..CELLS * CELLS * CELLS {
-        start[c + 1] += start[c];
-    }
-    let mut cell_triangles = vec![0u32; entries.len()];
-    let mut fill = start.clone();
-    for &(c, t) in &entries {
-        cell_triangles[fill[c as usize] as usize] = t;
-        fill[c as usize] += 1;
-    }
-    for (v, &p) in prep.positions.iter().enumerate() {
-        let own = first_triangle[v];
-        if own == u32::MAX {
-            continue;
-        }
-        let c = index([coord(p.x, 0), coord(p.y, 1), coord(p.z, 2)]);
-        for &t in &cell_triangles[start[c] as usize..start[c + 1] as usize] {
-            let (tlo, thi) = boxes[t as usize];
-            if !(p.cmpge(tlo).all() && p.cmple(thi).all()) {
-                continue;
-            }
-            let tri = prep.triangles[t as usize];
-            if tri.contains(&(v as u32)) {
-                continue;
-            }
-            let [a, b, cc] = tri.map(|k| prep.positions[k as usize]);
-            if p.distance(closest_on_triangle(p, a, b, cc)) <= s {
-                pairs.push(u64::from(own.min(t)) << 32 | u64::from(own.max(t)));
-            }
-        }
-    }
+    hulls
 }
 
 /// Keeps at most `cap` vertices of `shape`: starting from the hull's own extreme tetrahedron, adds
@@ -1137,30 +1033,9 @@ fn cap_vertices(shape: &Shape, cap: usize, eps: f64, scratch: &mut Scratch) -> (
     }
 }
 
-/// Distance from `p` to the surface of `shape` (closest point on any triangle).
 /// The most rounds of [`refine`] and the distance phase after the first distance phase (the
 /// last round's splits stay).
 const REFINE_ROUNDS: usize = 3;
-
-/// How every node was merged, for [`refine`]: a binary tree per node whose leaves are its
-/// triangles' first nodes.
-struct MergeTree {
-    /// Each node's tree: a first node (below `leaves`) or a merge (`leaves` + its index).
-    current: Vec<u32>,
-    /// The number of first nodes.
-    leaves: u32,
-    merges: Vec<Merge>,
-}
-
-/// One merge of [`MergeTree`]: the node took the second part's triangles after its own.
-struct Merge {
-    /// The two parts' trees.
-    parts: [u32; 2],
-    /// The first part's triangle count (a prefix of the merged node's triangles).
-    first: u32,
-    /// The merged node's error.
-    error: f64,
-}
 
 /// Splits every live node whose hull sticks out (see [`Protrusion`]) back into the two nodes it
 /// was merged from, and those in turn, until none does (a single triangle never does). Returns
@@ -1247,50 +1122,7 @@ fn refine(
     changed
 }
 
-/// Links the nodes [`refine`] changed (`changed`) to their neighbours again: their old edges
-/// die, and every pair of live nodes that holds a first edge's two triangles (`pairs`), one of
-/// them changed, gets one new edge. The other edges keep their indices (and so their ties).
-fn relink(nodes: &mut [Node], edges: &mut Vec<Edge>, mark: &mut Vec<u32>, pairs: &[(u32, u32)], changed: &[u32]) {
-    let mut is_changed = vec![false; nodes.len()];
-    for &n in changed {
-        is_changed[n as usize] = true;
-    }
-    for edge in edges.iter_mut() {
-        if edge.alive && (is_changed[edge.a as usize] || is_changed[edge.b as usize]) {
-            edge.alive = false;
-            edge.merged = None;
-        }
-    }
-    let mut owner = vec![u32::MAX; pairs.iter().map(|&(a, b)| a.max(b) as usize + 1).max().unwrap_or(0)];
-    for (n, node) in nodes.iter().enumerate().filter(|(_, n)| n.alive) {
-        for &t in &node.triangles {
-            if let Some(o) = owner.get_mut(t as usize) {
-                *o = n as u32;
-            }
-        }
-    }
-    let mut new: Vec<(u32, u32)> = pairs
-        .iter()
-        .map(|&(a, b)| (owner[a as usize], owner[b as usize]))
-        .filter(|&(a, b)| {
-            a != b && a != u32::MAX && b != u32::MAX && (is_changed[a as usize] || is_changed[b as usize])
-        })
-        .map(|(a, b)| (a.min(b), a.max(b)))
-        .collect();
-    new.sort_unstable();
-    new.dedup();
-    for node in nodes.iter_mut() {
-        node.edges.retain(|&x| edges[x as usize].alive);
-    }
-    for (a, b) in new {
-        let x = edges.len() as u32;
-        edges.push(Edge::new(a, b));
-        nodes[a as usize].edges.push(x);
-        nodes[b as usize].edges.push(x);
-    }
-    mark.resize(nodes.len(), u32::MAX);
-}
-
+/// Distance from `p` to the surface of `shape` (closest point on any triangle).
 fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
     shape
         .triangles
@@ -1300,62 +1132,6 @@ fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
             p.distance(closest_on_triangle(p, a, b, c))
         })
         .fold(f64::INFINITY, f64::min)
-}
-
-/// Merges node `b` of edge `e` into node `a` with the hull `merged` of the two, at `cost`: `a`
-/// takes `b`'s triangles and edges (the collapsed one and duplicates of `a`'s own dropped), `b`
-/// dies.
-#[allow(clippy::too_many_arguments)]
-fn absorb(
-    nodes: &mut [Node],
-    edges: &mut [Edge],
-    mark: &mut [u32],
-    tree: &mut MergeTree,
-    e: u32,
-    merged: Shape,
-    cost: f64,
-    scratch: &mut Scratch,
-) {
-    let (a, b) = (edges[e as usize].a as usize, edges[e as usize].b as usize);
-    edges[e as usize].alive = false;
-    let first = nodes[a].triangles.len() as u32;
-    let b_triangles = std::mem::take(&mut nodes[b].triangles);
-    let b_edges = std::mem::take(&mut nodes[b].edges);
-    let b_error = nodes[b].error;
-    nodes[b].alive = false;
-    scratch.recycle(std::mem::take(&mut nodes[b].shape));
-    scratch.recycle(std::mem::replace(&mut nodes[a].shape, merged));
-    let node = &mut nodes[a];
-    node.triangles.extend_from_slice(&b_triangles);
-    node.error = node.error.max(cost).max(b_error);
-    tree.merges.push(Merge { parts: [tree.current[a], tree.current[b]], first, error: node.error });
-    tree.current[a] = tree.leaves + tree.merges.len() as u32 - 1;
-
-    // Re-link b's edges to a, dropping the one collapsed and duplicates of a's own (`mark` holds,
-    // per node, the last collapsed edge whose merged node links to it).
-    nodes[a].edges.retain(|&x| edges[x as usize].alive);
-    for &x in &nodes[a].edges {
-        let ed = &edges[x as usize];
-        mark[(ed.a + ed.b) as usize - a] = e;
-    }
-    for x in b_edges {
-        let ed = &mut edges[x as usize];
-        if !ed.alive {
-            continue;
-        }
-        let other = if ed.a as usize == b { ed.b } else { ed.a } as usize;
-        if other == a || mark[other] == e {
-            ed.alive = false;
-            if let Some(shape) = ed.merged.take() {
-                scratch.recycle(shape);
-            }
-            continue;
-        }
-        mark[other] = e;
-        (ed.a, ed.b) = (a.min(other) as u32, a.max(other) as u32);
-        nodes[a].edges.push(x);
-    }
-    nodes[a].edges.sort_unstable();
 }
 
 /// How far the merged hull of two nodes sticks out: over samples (at `spacing`) of its new

@@ -1,4 +1,4 @@
-//! The public convex hull of a point set (seed `003_a99cbdb76048d4ca.txt`, "Convex Hull
+//! The public convex hull of a point set (the article, "Convex Hull
 //! Generation: Quickhull"): [`convex_hull`] and [`convex_hull_with_tolerance`] over
 //! [`quickhull`](crate::quickhull).
 
@@ -9,7 +9,7 @@ use crate::quantize::weld_points;
 use crate::quickhull::{Degeneracy, HullScratch, RawHull, build_hull};
 
 /// The tolerance [`convex_hull`] uses, relative to the largest side of the points' bounding box:
-/// the seed's `ConnectDist 0.1` over `ScaleFactor 1000`.
+/// the article's `ConnectDist 0.1` over `ScaleFactor 1000`.
 pub const DEFAULT_RELATIVE_TOLERANCE: f32 = 1e-4;
 
 /// A convex hull: vertices taken from the input points and outward triangles over them.
@@ -91,7 +91,7 @@ fn hull_with(
     // tolerance's floor (above).
     let centre = (lo.as_dvec3() + hi.as_dvec3()) * 0.5;
     let all: Vec<DVec3> = points.iter().map(|p| p.as_dvec3() - centre).collect();
-    // Points within the tolerance of an earlier point are the same point (the seed's welding);
+    // Points within the tolerance of an earlier point are the same point (the article's welding);
     // only representatives enter the hull.
     let reps = weld_points(&all, f64::from(tolerance));
     if let [a, b] = reps[..] {

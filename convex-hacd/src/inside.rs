@@ -483,8 +483,8 @@ impl Inside {
             _ => {
                 // The centre of the cell's part within the box: the last layer of cells along a
                 // shorter side reaches past the box, where a centre would be outside by the box
-                // test alone (an audit's box with no lid: points inside its top layer were
-                // called outside).
+                // test alone (in a box with no lid, points inside its top layer would be called
+                // outside).
                 let corner = c.lo + DVec3::new(idx[0] as f64, idx[1] as f64, idx[2] as f64) * c.cell;
                 let centre = (corner + (corner + c.cell).min(self.hi)) * 0.5;
                 let inside = self.contains(centre);
@@ -521,15 +521,15 @@ impl Inside {
         // An axis whose rays cross a triangle on a rim edge abstains: there the top-left rule
         // counts the crossing for rays on one side of the rim's plane and not the other, so a
         // point in the plane of an opening facing up would count a crossing that one facing down
-        // would not (an audit's open cylinders: 13 -> 26 hulls).
+        // would not (an open cylinder would get twice the hulls).
         vote([0, 1, 2].map(|axis| self.columns[axis].crossings(at(axis), true)), up)
     }
 }
 
 /// The six rays' vote from the crossings along each axis (both ways): inside when at least two
 /// thirds of the rays that vote cross the surface (4 of 6, 3 of 4, 2 of 2). An axis whose rays
-/// meet a rim abstains; the threshold counts only the rays that vote (a fixed 4 of 6 called a
-/// point deep inside a closed voxel mesh outside when two axes abstained: an audit). When all
+/// meet a rim abstains; the threshold counts only the rays that vote (a fixed 4 of 6 would call
+/// a point deep inside a closed voxel mesh outside when two axes abstain). When all
 /// three abstain, the rays up the axes decide by majority (`up` of them crossed).
 fn vote(axes: [Crossings; 3], up: usize) -> bool {
     let (mut crossed, mut voters) = (0usize, 0usize);
@@ -550,8 +550,8 @@ fn vote(axes: [Crossings; 3], up: usize) -> bool {
 ///
 /// An edge used equally both ways is not a rim, however many triangles share it: two cubes of a
 /// voxel mesh that touch along an edge give it four triangles, two each way, and the top-left rule
-/// counts a ray through it once per pair, as it should (the previous rule, "not shared by exactly
-/// two", sent such rays to the vote: an audit).
+/// counts a ray through it once per pair, as it should (a rule of "not shared by exactly two"
+/// would send such rays to the vote).
 pub(crate) fn rims(triangles: &[[u32; 3]]) -> Vec<u8> {
     let mut edges: Vec<(u32, u32, u32)> = triangles
         .iter()
@@ -761,10 +761,11 @@ mod tests {
         IndexedMesh::new(positions, triangles).unwrap()
     }
 
-    /// An audit's voxel mesh: pairs of voxels stacked in z, and pairs that touch only along an
+    /// A voxel mesh: pairs of voxels stacked in z, and pairs that touch only along an
     /// edge (four triangles on it, two each way). Such edges are not rims, the input is closed,
-    /// and points deep inside are inside however their rays meet those edges; with the old rim
-    /// rule two axes abstained and the fixed vote of 4 of 6 called the centre of a pair outside.
+    /// and points deep inside are inside however their rays meet those edges (with those edges
+    /// as rims, two axes would abstain and a fixed vote of 4 of 6 would call the centre of a pair
+    /// outside).
     #[test]
     fn voxels_touching_along_an_edge_are_closed_and_inside_is_inside() {
         let set = [[0, 0, 0], [0, 0, 1], [2, 0, 0], [3, 0, 1], [0, 2, 0], [0, 3, 1]];
@@ -778,7 +779,7 @@ mod tests {
         for closed in [true, false] {
             let inside = Inside::new(&tris, &prepared_rims, closed);
             let at = |q: DVec3| inside.contains((q - prep.centre) * prep.scale);
-            // The audit's points: the stacked pair's centre (its x and y rays run through the
+            // The stacked pair's centre (its x and y rays run through the
             // edges the other pairs share), and off it.
             for q in [DVec3::new(0.5, 0.5, 1.0), DVec3::new(0.3, 0.6, 1.0), DVec3::new(0.5, 0.5, 0.5)] {
                 assert!(at(q), "{q} (closed {closed})");

@@ -1,4 +1,4 @@
-//! How far a set of convex hulls sticks out of the mesh it approximates (issue #9's tightness
+//! How far a set of convex hulls sticks out of the mesh it approximates (the tightness
 //! figure), for any decomposition: ours, parry's V-HACD, CoACD.
 //!
 //! [`tightness`] spreads a fixed number of samples over the hulls' surfaces, in proportion to

@@ -1,10 +1,10 @@
-//! The final check beyond the seed ([`DecomposeOptions::max_protrusion`](crate::DecomposeOptions)):
+//! The final check beyond the article ([`DecomposeOptions::max_protrusion`](crate::DecomposeOptions)):
 //! whether a hull's surface lies outside the input farther than a bound, judged as
 //! [`tightness`](crate::tightness) judges it (distance to the input surface, and outside where the
 //! generalized winding number is under one half), at points `sample_spacing` apart on every hull
 //! face.
 //!
-//! The seed's error is the depth a surface sample's ray runs into what a hull seals. A hull can
+//! The article's error is the depth a surface sample's ray runs into what a hull seals. A hull can
 //! stick out where no sample's ray looks: a plate's face reaching over a notch beside its
 //! triangles, whose samples' rays leave through other faces. The check looks at the final hulls
 //! only, instead of at every evaluation (which cost up to 6.6x the run when it was measured), and

@@ -1,4 +1,4 @@
-//! Input preparation (seed `003_a99cbdb76048d4ca.txt`, "Consistent Floating Point Treatment" and
+//! Input preparation (the article, "Consistent Floating Point Treatment" and
 //! the settings `ScaleFactor` and `ConnectDist`): the mesh is scaled into a fixed cube, vertices
 //! closer than the quantization distance `s` are welded, and triangles that collapse or fit on a
 //! line within `s` are dropped. Every later tolerance is this one `s`.
@@ -140,9 +140,9 @@ const CLOSED_ENOUGH: f64 = 0.05;
 /// the sum of the part's triangles' vector areas (zero for a closed surface; a hole's lid is
 /// minus its boundary's). A terrain chunk's mesh (one boundary along the chunk's sides, 3% of its
 /// edges: closed enough by the count) has lids of 50-100% of its area, a bowl about half: such
-/// parts have no inside to judge by, and turning them by the sign of their volume made hulls
-/// fill valleys and rooms (an audit: up to 16% of the diagonal into the air on 29 of 159 terrain
-/// chunks, 26% in a hollow ball cut by the chunk box). Holes whose lids cancel (a pipe open at
+/// parts have no inside to judge by, and turning them by the sign of their volume would make
+/// hulls fill valleys and rooms (up to 16% of the diagonal into the air on terrain chunks, 26%
+/// in a hollow ball cut by the chunk box). Holes whose lids cancel (a pipe open at
 /// both ends) still pass.
 const LIDS_ENOUGH: f64 = 0.05;
 
@@ -453,8 +453,8 @@ mod tests {
 
     /// A fine open sheet (a 40 x 40 grid: 3% of its edges on its one boundary, closed enough by
     /// the count) shaped as a valley or a hill, facing up: a terrain chunk's mesh. Its holes' lid
-    /// is most of its area, so it is left as given whatever the sign of its volume; before, the
-    /// valley was turned to face down, and hulls filled it (an audit's terrain chunks).
+    /// is most of its area, so it is left as given whatever the sign of its volume (turned to face
+    /// down, the valley would be filled by the hulls).
     #[test]
     fn open_sheets_with_large_holes_are_left_alone() {
         for sign in [1.0f32, -1.0] {

@@ -1,4 +1,4 @@
-//! The step recorder, the seed's "visual debugger" (seed `003_a99cbdb76048d4ca.txt`, "Visual
+//! The step recorder, the article's "visual debugger" (the article, "Visual
 //! Debugging"): every collapse with its two hulls, the result and its error, and the final hulls,
 //! exported as OBJ files (one colour per hull, as vertex colours) and as one self-contained HTML
 //! page that steps through the collapses in a browser (no scripts or styles from elsewhere).
@@ -30,7 +30,7 @@ pub struct Step {
     pub b: RecordedHull,
     /// Their merged hull.
     pub merged: RecordedHull,
-    /// The error of the merge, in input units: the concavity error for the seed's collapses, the
+    /// The error of the merge, in input units: the concavity error for the article's collapses, the
     /// distance for [`DecomposeOptions::merge_distance`](crate::DecomposeOptions::merge_distance)'s
     /// merges (which come after them).
     pub error: f32,
