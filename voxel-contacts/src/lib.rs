@@ -63,6 +63,7 @@
 mod candidates;
 mod cast;
 mod closest;
+mod error;
 mod generator;
 mod kernel;
 mod manifold;
@@ -72,6 +73,7 @@ mod sweep;
 
 pub use candidates::Candidates;
 pub use cast::{CastHit, CastOptions, ShapeCaster};
+pub use error::ContactError;
 pub use generator::ContactGenerator;
 pub use shape::{Capsule, ConvexPolyhedron, Cuboid, Pose, Shape, Sphere};
 pub use voxel_core::{Contact, ContactSink, Feature};
@@ -138,29 +140,3 @@ pub struct ContactReport {
     /// The sink asked to stop.
     pub stopped: bool,
 }
-
-/// Why a query was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ContactError {
-    /// A shape parameter is not finite or beyond [`MAX_SHAPE_COORDINATE`], a radius or extent is
-    /// negative, or a rotation is not unit.
-    InvalidShape,
-    /// A query option is out of range.
-    InvalidOptions(&'static str),
-    /// [`ConvexPolyhedron::new`] was given points and faces that do not make a convex polyhedron.
-    InvalidPolyhedron(&'static str),
-}
-
-impl core::fmt::Display for ContactError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            ContactError::InvalidShape => {
-                f.write_str("shape parameters are not finite, negative, or not unit rotation")
-            }
-            ContactError::InvalidOptions(why) => write!(f, "invalid contact options: {why}"),
-            ContactError::InvalidPolyhedron(why) => write!(f, "invalid convex polyhedron: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for ContactError {}

@@ -32,6 +32,13 @@ pub enum Error {
         /// The number of vertices.
         vertex_count: usize,
     },
+    /// A triangle source holds more vertices or triangles than `u32` indices address.
+    MeshTooLarge {
+        /// Vertices in the source.
+        vertex_count: usize,
+        /// Triangles in the source.
+        triangle_count: usize,
+    },
     /// A coordinate or direction is NaN or infinite.
     NonFinite,
     /// A ray direction is zero (or so small its inverse overflows).
@@ -49,6 +56,9 @@ impl fmt::Display for Error {
             }
             Error::IndexOutOfRange { triangle, index, vertex_count } => {
                 write!(f, "triangle {triangle} names vertex {index}, but there are only {vertex_count} vertices")
+            }
+            Error::MeshTooLarge { vertex_count, triangle_count } => {
+                write!(f, "mesh of {vertex_count} vertices and {triangle_count} triangles exceeds the u32 index range")
             }
             Error::NonFinite => f.write_str("a coordinate is NaN or infinite"),
             Error::ZeroDirection => f.write_str("the ray direction is zero"),

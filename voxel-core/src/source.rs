@@ -204,10 +204,7 @@ pub fn validate_triangles<T: TriangleSource + ?Sized>(source: &T) -> Result<(), 
     let vertex_count = source.vertex_count();
     let triangle_count = source.triangle_count();
     if u32::try_from(vertex_count).is_err() || u32::try_from(triangle_count).is_err() {
-        return Err(Error::RegionTooLarge {
-            volume: vertex_count.max(triangle_count) as u64,
-            limit: u64::from(u32::MAX),
-        });
+        return Err(Error::MeshTooLarge { vertex_count, triangle_count });
     }
     for t in 0..triangle_count as u32 {
         for index in source.triangle(t) {

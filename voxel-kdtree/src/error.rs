@@ -54,7 +54,8 @@ impl fmt::Display for KdTreeError {
             KdTreeError::OutOfRangeForCompact { magnitude } => {
                 write!(f, "a coordinate of magnitude {magnitude:e} is out of the compact form's range")
             }
-            KdTreeError::Source(e) => write!(f, "triangle source: {e}"),
+            // The inner error is `source()`, not repeated here.
+            KdTreeError::Source(_) => f.write_str("the triangle source is unusable"),
         }
     }
 }

@@ -42,7 +42,8 @@ impl fmt::Display for MeshError {
             MeshError::AxisTooLong { length, limit } => {
                 write!(f, "region {length} voxels long on an axis; a face list addresses at most {limit}")
             }
-            MeshError::Source(e) => write!(f, "voxel source: {e}"),
+            // The inner error is `source()`, not repeated here.
+            MeshError::Source(_) => f.write_str("the voxel source refused the read"),
         }
     }
 }

@@ -10,6 +10,9 @@ use voxel_raymarch::RaymarchError;
 use voxel_store::StoreError;
 
 /// What went wrong in a collider operation. A failed operation changes nothing the collider holds.
+///
+/// A wrapped error of a composed crate is [`source()`](std::error::Error::source), not part of
+/// this error's `Display`.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum PhysicsError {
@@ -38,13 +41,15 @@ impl fmt::Display for PhysicsError {
         match self {
             PhysicsError::InvalidWorld(why) => write!(f, "invalid world box: {why}"),
             PhysicsError::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
-            PhysicsError::Store(e) => write!(f, "voxel store: {e}"),
-            PhysicsError::Broadphase(e) => write!(f, "broadphase: {e}"),
-            PhysicsError::Raymarch(e) => write!(f, "ray marching: {e}"),
-            PhysicsError::Mesh(e) => write!(f, "meshing: {e}"),
-            PhysicsError::Hull(e) => write!(f, "convex hull: {e}"),
-            PhysicsError::Decompose(e) => write!(f, "convex decomposition: {e}"),
-            PhysicsError::Contacts(e) => write!(f, "contacts: {e}"),
+            // The inner error is the `source()`, not repeated here: a chain printer (anyhow's
+            // `{:#}`, `Report`) then shows each cause once.
+            PhysicsError::Store(_) => f.write_str("the voxel store refused the operation"),
+            PhysicsError::Broadphase(_) => f.write_str("the broadphase refused a box or an object id"),
+            PhysicsError::Raymarch(_) => f.write_str("the ray marcher's occupancy could not be built"),
+            PhysicsError::Mesh(_) => f.write_str("a region could not be meshed"),
+            PhysicsError::Hull(_) => f.write_str("a convex hull could not be built"),
+            PhysicsError::Decompose(_) => f.write_str("a convex decomposition was refused"),
+            PhysicsError::Contacts(_) => f.write_str("a contact query was refused"),
         }
     }
 }

@@ -28,7 +28,8 @@ impl fmt::Display for RaymarchError {
             RaymarchError::EmptyWorld => f.write_str("the world box is empty"),
             RaymarchError::CoordinateOutOfRange => f.write_str("a world box coordinate is out of range"),
             RaymarchError::WorldTooLarge { chunks } => write!(f, "the world box needs {chunks} chunks, too many"),
-            RaymarchError::Source(e) => write!(f, "voxel source: {e}"),
+            // The inner error is `source()`, not repeated here.
+            RaymarchError::Source(_) => f.write_str("the voxel source refused a region read"),
         }
     }
 }

@@ -31,7 +31,8 @@ impl fmt::Display for StoreError {
             StoreError::UnknownMaterial(m) => write!(f, "material {m} is not in the palette"),
             StoreError::InvalidParameter(what) => write!(f, "invalid parameter: {what}"),
             StoreError::RegionTooLarge => f.write_str("region too large"),
-            StoreError::Io(e) => write!(f, "i/o error: {e}"),
+            // The inner error is `source()`, not repeated here.
+            StoreError::Io(_) => f.write_str("reading or writing a store file failed"),
             StoreError::Corrupt(what) => write!(f, "corrupt store file: {what}"),
             StoreError::UnsupportedVersion(v) => write!(f, "unsupported store file version {v}"),
             StoreError::Vox(e) => write!(f, "invalid .vox file: {e}"),
