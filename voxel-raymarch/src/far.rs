@@ -44,6 +44,12 @@ pub fn clip_far_ray(ray: &Ray, max_t: f32, bounds: Aabb) -> FarRay {
     if !(outside > FAR_ORIGIN) {
         return FarRay::Near;
     }
+    move_next_to(ray, max_t, bounds)
+}
+
+/// [`clip_far_ray`] without the distance test: the ray moved next to `bounds` however near it is
+/// ([`FarRay::Moved`] or [`FarRay::Miss`]).
+pub(crate) fn move_next_to(ray: &Ray, max_t: f32, bounds: Aabb) -> FarRay {
     if bounds.is_empty() {
         return FarRay::Miss;
     }

@@ -24,7 +24,7 @@
 use glam::{BVec3A, IVec3, Vec3, Vec3A};
 use voxel_core::{Aabb, Ray};
 
-use crate::far::{FarRay, clip_far_ray};
+use crate::far::{FarRay, move_next_to};
 use crate::lanes::{self, F4, I4};
 use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, Occupancy};
 
@@ -405,12 +405,11 @@ impl Occupancy {
                 return (moving.any() && self.is_solid(IVec3::from_array(walk.cell))).then(|| hit(&walk, ray));
             }
         } else {
-            // An origin far outside: the walk's f32 times could not tell voxels apart there, so
-            // the ray starts again next to the solid bounds (`far`).
-            match self.far_ray(ray, max_t) {
-                FarRay::Near => {}
-                FarRay::Miss => return None,
-                FarRay::Moved { ray: moved, max_t, shift } => return self.cast_moved(&moved, max_t, shift),
+            // An origin far outside (or not finite): the walk's f32 times could not tell voxels
+            // apart there, so the ray starts again next to the solid bounds. Two lane compares
+            // here; the rest out of line.
+            if !(origin.cmpge(self.far_lo) & origin.cmplt(self.far_hi)).all() {
+                return self.cast_far(ray, max_t);
             }
             if !self.enter_from_outside(&mut walk, in_bounds, moving, max_t) {
                 return None;
@@ -419,23 +418,23 @@ impl Occupancy {
         self.walk(&mut walk, ray, max_t)
     }
 
-    /// [`clip_far_ray`] against the solid bounds (out of line: rare).
+    /// Casts a ray whose origin lies more than [`FAR_ORIGIN`](crate::FAR_ORIGIN) voxels outside
+    /// the solid bounds: moved next to them in `f64` ([`clip_far_ray`]), the hit given the
+    /// original ray's `t`.
     #[inline(never)]
-    fn far_ray(&self, ray: &Ray, max_t: f32) -> FarRay {
-        if !ray.is_valid() {
-            return FarRay::Near; // `enter_from_outside` refuses it
+    fn cast_far(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        if !ray.is_valid() || self.solid_bounds.is_empty() {
+            return None;
         }
         let b = self.solid_bounds;
-        let bounds = if b.is_empty() { Aabb::EMPTY } else { Aabb::new(b.min.as_vec3(), b.max.as_vec3()) };
-        clip_far_ray(ray, max_t, bounds)
-    }
-
-    /// Casts a ray [`clip_far_ray`] moved, giving the hit the original ray's `t`.
-    #[inline(never)]
-    fn cast_moved(&self, ray: &Ray, max_t: f32, shift: f64) -> Option<RayHit> {
-        let mut hit = self.cast_any(ray, max_t)?;
-        hit.t = (shift + f64::from(hit.t)) as f32;
-        Some(hit)
+        match move_next_to(ray, max_t, Aabb::new(b.min.as_vec3(), b.max.as_vec3())) {
+            FarRay::Moved { ray: moved, max_t, shift } => {
+                let mut hit = self.cast_any(&moved, max_t)?;
+                hit.t = (shift + f64::from(hit.t)) as f32;
+                Some(hit)
+            }
+            FarRay::Near | FarRay::Miss => None,
+        }
     }
 
     /// Puts a walk whose origin lies outside the solid bounds on the cell where it enters them;

@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use glam::{IVec3, Vec3A};
+use glam::{IVec3, UVec3, Vec3A};
 use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::RaymarchError;
@@ -75,6 +75,8 @@ pub struct Occupancy {
     pub(crate) world: VoxelBox,
     /// The chunk keys the dense table covers.
     pub(crate) grid: VoxelBox,
+    /// `grid`'s size in chunks (zero when it is empty), for the lookup's unsigned compares.
+    grid_size: UVec3,
     /// Per chunk of `grid` (x fastest, then z, then y): [`EMPTY`] or the slot of its bits.
     pub(crate) table: Vec<u32>,
     /// Slots of the stored chunks outside `grid`.
@@ -98,6 +100,10 @@ pub struct Occupancy {
     /// false everywhere).
     pub(crate) bounds_lo: Vec3A,
     pub(crate) bounds_hi: Vec3A,
+    /// `solid_bounds` grown by [`FAR_ORIGIN`](crate::FAR_ORIGIN): origins outside it take the
+    /// far path (every origin is inside when there is no solid voxel).
+    pub(crate) far_lo: Vec3A,
+    pub(crate) far_hi: Vec3A,
 }
 
 /// What one chunk's read produced: its bits, brick mask and the box of its solid voxels.
@@ -125,6 +131,7 @@ impl Occupancy {
         let mut occ = Occupancy {
             world,
             grid: keys,
+            grid_size: grid_size(keys),
             table: vec![EMPTY; chunks as usize],
             outside: HashMap::new(),
             key_bounds: VoxelBox::EMPTY,
@@ -136,6 +143,8 @@ impl Occupancy {
             solid_bounds: VoxelBox::EMPTY,
             bounds_lo: Vec3A::ZERO,
             bounds_hi: Vec3A::ZERO,
+            far_lo: Vec3A::NEG_INFINITY,
+            far_hi: Vec3A::INFINITY,
         };
         // In batches: the reads' results of a whole large world at once took tens of bytes per
         // chunk of the box on top of the table.
@@ -242,6 +251,7 @@ impl Occupancy {
             }
         }
         self.grid = grid;
+        self.grid_size = grid_size(grid);
         self.table = table;
         self.outside = outside;
     }
@@ -253,6 +263,11 @@ impl Occupancy {
             (Vec3A::ZERO, Vec3A::ZERO)
         } else {
             (self.solid_bounds.min.as_vec3a(), self.solid_bounds.max.as_vec3a())
+        };
+        (self.far_lo, self.far_hi) = if self.solid_bounds.is_empty() {
+            (Vec3A::NEG_INFINITY, Vec3A::INFINITY)
+        } else {
+            (self.bounds_lo - crate::FAR_ORIGIN, self.bounds_hi + crate::FAR_ORIGIN)
         };
     }
 
@@ -326,18 +341,23 @@ impl Occupancy {
         }
     }
 
-    /// The slot of chunk `key` (voxels `key * 32..key * 32 + 32`), or [`EMPTY`].
-    #[inline]
+    /// The slot of chunk `key` (voxels `key * 32..key * 32 + 32`), or [`EMPTY`]. Read once per
+    /// chunk a ray crosses: the grid test is three unsigned compares, the map out of line.
+    #[inline(always)]
     pub(crate) fn slot(&self, key: IVec3) -> u32 {
-        if self.grid.contains(key) {
-            let d = key - self.grid.min;
-            let size = self.grid.max - self.grid.min;
+        // A key below the grid wraps to a large unsigned value and fails the compare.
+        let d = key.wrapping_sub(self.grid.min).as_uvec3();
+        let size = self.grid_size;
+        if d.x < size.x && d.y < size.y && d.z < size.z {
             self.table[(d.x + size.x * (d.z + size.z * d.y)) as usize]
-        } else if self.outside.is_empty() {
-            EMPTY
         } else {
-            self.outside.get(&key).copied().unwrap_or(EMPTY)
+            self.slot_outside(key)
         }
+    }
+
+    #[inline(never)]
+    fn slot_outside(&self, key: IVec3) -> u32 {
+        if self.outside.is_empty() { EMPTY } else { self.outside.get(&key).copied().unwrap_or(EMPTY) }
     }
 
     fn set_slot(&mut self, key: IVec3, slot: u32) {
@@ -394,6 +414,11 @@ impl Occupancy {
     pub fn bytes_per_voxel(&self) -> f64 {
         self.heap_bytes() as f64 / self.world.volume() as f64
     }
+}
+
+/// The size of a box of chunk keys, zero on every axis when it is empty.
+fn grid_size(keys: VoxelBox) -> UVec3 {
+    if keys.is_empty() { UVec3::ZERO } else { (keys.max - keys.min).as_uvec3() }
 }
 
 /// Checks that `world` is non-empty and within [`MAX_COORDINATE`].
