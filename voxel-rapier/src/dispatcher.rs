@@ -203,12 +203,19 @@ fn point_bits(p: Vec3) -> [u32; 3] {
     p.to_array().map(f32::to_bits)
 }
 
-/// The terrain-side feature id of a contact: a hash of the positions of the triangle feature it is
-/// on, the same for both chunks' copies of a seam edge and from frame to frame.
+/// The terrain-side feature id of a contact, the same from frame to frame: a face by its chunk
+/// and triangle index; an edge or vertex by a hash of its positions, the same for both chunks'
+/// copies of a seam edge.
 fn terrain_feature(collider: &TerrainCollider, scratch: &ContactScratch, c: &Contact) -> PackedFeatureId {
     let Some(candidate) = scratch.candidates().get(c.triangle as usize) else {
         return PackedFeatureId::UNKNOWN;
     };
+    if c.feature == Feature::Face {
+        // A face belongs to one chunk's mesh: its chunk and index name it as long as the mesh
+        // stands (meshes are rebuilt the same after an eviction), with no lookup of the mesh.
+        let k = candidate.chunk;
+        return PackedFeatureId::face(hash_code([k.x as u32, k.y as u32, k.z as u32, candidate.triangle]));
+    }
     let Some(chunk) = collider.chunk_shape(candidate.chunk) else {
         return PackedFeatureId::UNKNOWN;
     };
@@ -218,12 +225,7 @@ fn terrain_feature(collider: &TerrainCollider, scratch: &ContactScratch, c: &Con
     }
     let v = mesh.triangle_positions(candidate.triangle);
     match c.feature {
-        Feature::Face => {
-            let mut keys = v.map(point_bits);
-            keys.sort_unstable();
-            PackedFeatureId::face(hash_code(keys.into_iter().flatten()))
-        }
-        Feature::Edge(..) => {
+        Feature::Edge(..) | Feature::Face => {
             // The edge is the triangle edge the contact point lies on (the nearest).
             let edge = (0..3)
                 .map(|i| (v[i], v[(i + 1) % 3]))
