@@ -4,7 +4,7 @@ use core::ops::ControlFlow;
 
 use glam::Vec3;
 
-/// The feature of a triangle a contact came from (seed 001: face, edge or vertex).
+/// The feature of a triangle a contact came from (face, edge or vertex).
 ///
 /// Edges and vertices are named by vertex indices of the mesh, so two triangles that share an edge
 /// name it the same way; an edge's two indices are stored smallest first.

@@ -8,7 +8,7 @@ use crate::{Aabb, Error, TriangleSource, validate_triangles};
 ///
 /// The constructor checks that every index names a vertex, so queries over the mesh never index
 /// out of bounds. Positions are not checked for finiteness: consumers skip (and count) triangles
-/// with non-finite or degenerate corners, as DESIGN.md asks.
+/// with non-finite or degenerate corners instead of failing the whole mesh.
 ///
 /// ```
 /// use glam::Vec3;

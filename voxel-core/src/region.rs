@@ -15,7 +15,8 @@ pub const MAX_REGION_VOLUME: u64 = 1 << 30;
 /// A box with `max <= min` on any axis is empty. Dense buffers over a box use **one axis order**,
 /// everywhere in the workspace: `x` varies fastest, then `z`, then `y`
 /// (`index = x + size.x * (z + size.z * y)`). `y` is up, so a buffer is a stack of horizontal
-/// slices; this is the order of seed 000's bit masks (one `u64` per Y slice, one byte per X row).
+/// slices; this is the order of `voxel-broadphase`'s bit masks (one `u64` per Y slice, one byte
+/// per X row).
 ///
 /// ```text
 ///   y ^            index of (x, y, z) in a box of size (sx, sy, sz):

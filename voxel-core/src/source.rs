@@ -135,7 +135,7 @@ forward_voxel_source!(&T, &mut T, Box<T>, std::sync::Arc<T>);
 /// Indexed triangles: vertex positions, triangles as three vertex indices, a material per triangle.
 ///
 /// Neighbouring triangles of one mesh share vertex indices; contact generation relies on it to tell
-/// an internal edge from a boundary (seed 001). Counts fit in `u32`.
+/// an internal edge from a boundary. Counts fit in `u32`.
 ///
 /// Callers pass indices below [`TriangleSource::triangle_count`] and
 /// [`TriangleSource::vertex_count`]; implementations may panic otherwise, as slice indexing does.

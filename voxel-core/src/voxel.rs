@@ -1,7 +1,7 @@
 //! The voxel value and the phase of its material.
 //!
-//! Seed `004_5249947f555dbe3d.txt` ("Voxel Representation"): a voxel is a quantized signed distance
-//! plus one byte that addresses a palette. The palette belongs to whoever stores voxels; the only
+//! As in "Smooth Voxel Mapping" (Fairbanks, 2020): a voxel is a quantized signed distance plus
+//! one byte that addresses a palette. The palette belongs to whoever stores voxels; the only
 //! thing physics needs from it is each material's [`Phase`], which a [`PhaseTable`] carries.
 
 /// One voxel: a quantized signed distance and a palette index.
