@@ -4,6 +4,7 @@
 //! bits with 1 and 2 threads.
 
 mod common;
+mod hash;
 
 use std::path::Path;
 use std::time::Instant;
@@ -12,7 +13,7 @@ use common::{check_hull, point_triangle_distance, winding_number};
 use convex_hacd::{DecomposeError, DecomposeOptions, Decomposition, decompose};
 use glam::{DVec3, Vec3};
 use voxel_core::{IndexedMesh, TriangleSource};
-use voxel_testdata::{data_files, load_mesh, testdata_file};
+use voxel_testdata::{data_files, load_mesh, shared_data_dir, testdata_dir, testdata_file};
 
 fn name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
@@ -94,20 +95,24 @@ fn check_decomposition(label: &str, mesh: &IndexedMesh, d: &Decomposition) {
 /// defaults and with `merge_through_inside`. On the shared husky-wheel tyre the defaults left
 /// eight triangles of one hull up to 0.91% of the diagonal outside it, and one vertex in no hull
 /// (a grown hull had dropped a point; see `quickhull`'s `a_grown_hull_never_drops_a_point`).
+///
+/// Each decomposition's bits are also compared with `tests/hull_hashes/default.txt` (see
+/// [`check_hashes`]): a change that moves any hull by one bit on any mesh fails here.
 #[test]
 fn every_test_mesh_decomposes() {
-    check_every_mesh(&DecomposeOptions::default());
+    check_every_mesh("default", &DecomposeOptions::default());
 }
 
 /// [`every_test_mesh_decomposes`] with `merge_through_inside`.
 #[test]
 fn every_test_mesh_decomposes_merging_through_the_inside() {
-    check_every_mesh(&DecomposeOptions { merge_through_inside: true, ..Default::default() });
+    check_every_mesh("inside", &DecomposeOptions { merge_through_inside: true, ..Default::default() });
 }
 
-fn check_every_mesh(options: &DecomposeOptions) {
+fn check_every_mesh(mode: &str, options: &DecomposeOptions) {
     let mut files = data_files("meshes", &["obj", "stl"]);
     files.extend(data_files("peer/degenerate-meshes", &["obj", "stl"]));
+    let mut hashes = Vec::new();
     for path in files {
         let mesh = load_mesh(&path).unwrap();
         let start = Instant::now();
@@ -124,7 +129,60 @@ fn check_every_mesh(options: &DecomposeOptions) {
             elapsed
         );
         check_decomposition(&name(&path), &mesh, &d);
+        hashes.push((hash_key(&path), hash::hash(&d)));
     }
+    check_hashes(mode, &hashes);
+}
+
+/// `testdata/REL` or `shared/REL`, `REL` the path below the data folder with `/` separators.
+fn hash_key(path: &Path) -> String {
+    let (set, root) = match shared_data_dir() {
+        Some(dir) => ("shared", dir),
+        None => ("testdata", testdata_dir()),
+    };
+    let rel = path.strip_prefix(&root).unwrap();
+    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    format!("{set}/{}", parts.join("/"))
+}
+
+/// Compares each mesh's hash (`tests/hash`) with the one recorded in
+/// `tests/hull_hashes/MODE.txt` (one `KEY HASH` line per mesh, for `testdata/` and the shared
+/// set). With `UPDATE_HULL_HASHES=1` it records the hashes instead: for a change meant to move
+/// hulls, whose diff then shows which meshes moved. Compared only on x86-64 Linux, where they
+/// were recorded: the hulls go through `powf` and `atan2`, whose last bit the platform's libm
+/// decides.
+fn check_hashes(mode: &str, hashes: &[(String, u64)]) {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hull_hashes").join(format!("{mode}.txt"));
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let mut recorded: std::collections::BTreeMap<String, String> =
+        text.lines().filter_map(|l| l.split_once(' ')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    if std::env::var_os("UPDATE_HULL_HASHES").is_some() {
+        recorded.extend(hashes.iter().map(|(k, h)| (k.clone(), format!("{h:016x}"))));
+        let out: String = recorded.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
+        std::fs::write(&file, out).unwrap();
+        return;
+    }
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        eprintln!("hull hashes not compared on this platform");
+        return;
+    }
+    let wrong: Vec<String> = hashes
+        .iter()
+        .filter_map(|(k, h)| {
+            let now = format!("{h:016x}");
+            match recorded.get(k) {
+                Some(r) if *r == now => None,
+                Some(r) => Some(format!("{k}: {now}, recorded {r}")),
+                None => Some(format!("{k}: {now}, not recorded")),
+            }
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{mode}: hulls differ from {} (UPDATE_HULL_HASHES=1 records them when that is meant):\n{}",
+        file.display(),
+        wrong.join("\n")
+    );
 }
 
 /// Points on the axis of a cavity, where the cavity is wide (the nearest wall is at least a
