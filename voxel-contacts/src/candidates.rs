@@ -4,7 +4,7 @@ use glam::Vec3;
 use voxel_core::TriangleSource;
 
 /// Candidate triangles for one contact query, gathered from any midphase and from any number of
-/// meshes (seed 001, section 6: the triangles of every mesh around the shape go into one set).
+/// meshes (Terdiman, section 6: the triangles of every mesh around the shape go into one set).
 ///
 /// Each triangle carries the caller's id (echoed in [`Contact::triangle`](voxel_core::Contact)) and
 /// its three vertex ids (echoed in [`Feature`](voxel_core::Feature), and the keys of

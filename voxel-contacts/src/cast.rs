@@ -4,7 +4,7 @@
 //! Every candidate triangle reports its events (see `sweep`): the first time the shape comes
 //! within the skin of it, with the feature reached (face, edge or vertex), and, when that was not
 //! the face, the first time it reaches the face. The events are taken in time order, faces first
-//! at equal times, and voided as contacts are (seed 001, carried over from distance to time):
+//! at equal times, and voided as contacts are (Terdiman's rule, carried over from distance to time):
 //!
 //! - a face event whose normal the motion goes against is the hit;
 //! - an edge or vertex event on a feature of a triangle already taken (a face the shape slides

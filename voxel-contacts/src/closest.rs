@@ -1,5 +1,5 @@
 //! Per-triangle kernels for the round shapes: closest points and the closest feature of the
-//! triangle (seed 001, section 4a).
+//! triangle (Terdiman, "Contact generation for meshes", section 4a).
 
 use glam::Vec3;
 

@@ -1,6 +1,6 @@
-//! The contact generation pass of seed 001 in its final form: face contacts at once, delayed edge
-//! and vertex contacts sorted by distance and processed in one pass that voids each triangle's
-//! features unconditionally.
+//! The contact generation pass of Terdiman's "Contact generation for meshes" in its final form:
+//! face contacts at once, delayed edge and vertex contacts sorted by distance and processed in one
+//! pass that voids each triangle's features unconditionally.
 
 use core::ops::ControlFlow;
 

@@ -41,6 +41,6 @@ pub(crate) enum Outcome {
     Behind { distance: f32 },
     /// Farther than the inflated radius.
     Far,
-    /// A potential contact on `feature`; `distance` orders the delayed pass (seed 001, 5a).
+    /// A potential contact on `feature`; `distance` orders the delayed pass (Terdiman, section 5a).
     Touch { feature: Local, distance: f32 },
 }

@@ -1,6 +1,6 @@
 //! Manifold reduction: at most four points per query, the deepest first, then the ones that
-//! spread the contact area the most (seed 000: "keeps up to 4 contact points and tries to maximize
-//! contact area").
+//! spread the contact area the most (as Kapoulkine's "Voxel Terrain: Physics" does: "keeps up to 4
+//! contact points and tries to maximize contact area").
 
 use glam::Vec3;
 use voxel_core::Contact;

@@ -359,9 +359,8 @@ pub(crate) fn polytope(
         }
         if feature != Local::Face {
             // A shape resting on the triangle (a gap within `tol`: 1e-7 for a box on flat
-            // ground) has a closest pair whose difference is rounding, in any direction (an
-            // audit found an edge contact 27 degrees off the ground's normal): the separating
-            // axis is the normal then.
+            // ground) has a closest pair whose difference is rounding, in any direction (tens of
+            // degrees off the ground's normal): the separating axis is the normal then.
             let normal = if distance > tol { (on_shape - on_tri).try_normalize().unwrap_or(n) } else { axis };
             out.push(RawPoint { point: to_world(on_tri), normal: shape.rotation * normal, depth: -distance });
             return Outcome::Touch { feature, distance };
