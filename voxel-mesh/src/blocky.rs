@@ -1,5 +1,5 @@
 //! Blocky meshing: the visible faces of inside voxels, merged greedily per material (the 0fps
-//! greedy mesher that seed 004's author started from).
+//! greedy mesher that "Smooth Voxel Mapping", Fairbanks 2020, started from).
 //!
 //! Voxel `p` is the unit cube `[p, p + 1)`. A face is visible where an inside voxel meets one that
 //! is not; it belongs to the region that owns the inside voxel, so chunks that tile space emit every

@@ -5,7 +5,8 @@ use std::io;
 use glam::Vec3;
 use voxel_core::{Aabb, TriangleSource};
 
-/// Up to four materials of a vertex with their weights, for texture splatting (seed 004).
+/// Up to four materials of a vertex with their weights, for texture splatting (as in "Smooth Voxel
+/// Mapping", Fairbanks 2020).
 ///
 /// `weights` sum to 255; unused slots have weight 0. Slots are ordered by weight, heaviest first,
 /// ties by lower material id, so `ids[0]` is the vertex's dominant material.
@@ -70,8 +71,8 @@ pub struct MeshMemory {
 }
 
 impl MeshMemory {
-    /// What physics keeps: positions, dominant materials and indices (seed 004: about 12.5 B per
-    /// triangle).
+    /// What physics keeps: positions, dominant materials and indices (about 12.5 B per triangle by
+    /// the estimate of "Smooth Voxel Mapping", Fairbanks 2020).
     pub fn physics(&self) -> usize {
         self.positions + self.materials + self.indices
     }

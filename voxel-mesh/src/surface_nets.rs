@@ -1,9 +1,9 @@
-//! Naive Surface Nets (seed 004): one vertex per cube the surface crosses, one quad per grid edge
-//! whose ends differ in sign.
+//! Naive Surface Nets ("Smooth Voxel Mapping", Fairbanks 2020): one vertex per cube the surface
+//! crosses, one quad per grid edge whose ends differ in sign.
 //!
 //! Seams: a region owns the grid edges whose lower end lies in it, and emits exactly their quads.
-//! Every edge has one lower end, so chunks that tile space emit every quad once (seed 004's "3 of
-//! the 6 boundaries"). A quad's four cubes reach one voxel below the region and its edge one voxel
+//! Every edge has one lower end, so chunks that tile space emit every quad once (the article's "3
+//! of the 6 boundaries"). A quad's four cubes reach one voxel below the region and its edge one voxel
 //! above, hence the one-voxel padding on every side. A vertex and its normal depend only on its
 //! cube's eight corners, so the same cube gives bit-identical results in every chunk that meshes it.
 //!
