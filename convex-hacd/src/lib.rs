@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod concavity;
+mod distance;
 mod error;
 mod graph;
 mod hacd;
