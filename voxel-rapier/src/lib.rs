@@ -45,6 +45,15 @@
 //! - Queries the dispatcher does not answer for terrain pairs return
 //!   [`Unsupported`](parry3d::query::Unsupported) (see [`TerrainDispatcher`]); nothing panics on
 //!   non-finite or huge bodies: they get no contact.
+//!
+//! # Figures
+//!
+//! The example `creases` runs 78 scenes on ridges of 2, 10 and 30 degrees whose apex is a chunk
+//! seam (or mid-chunk) in rapier's solver: on ours no body falls through and none gets deeper
+//! than 5.50 mm; on rapier's `TriMesh` per chunk with `FIX_INTERNAL_EDGES` 15 fall through; on
+//! one stitched `TriMesh` with the flag none does, 5.75 mm deep at most. The bench `rapier`:
+//! 29.1 B of collision memory per triangle against 154.0 for `TriMesh` per chunk with the flag;
+//! a 1000-body step 9.0 ms against 10.6 ms (one run on a loaded 2-core machine).
 
 #![forbid(unsafe_code)]
 
