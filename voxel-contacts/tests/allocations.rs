@@ -3,41 +3,17 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use common::{Rng, gather_all, surface_nets_chunks};
+use common::{gather_all, surface_nets_chunks};
 use glam::{IVec3, Quat, Vec3};
 use voxel_contacts::{
     Candidates, Capsule, CastOptions, ContactGenerator, ContactOptions, ConvexPolyhedron, Cuboid, Pose, Shape,
     ShapeCaster, Sphere,
 };
 use voxel_core::{Contact, VoxelBox};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use voxel_testdata::{CountingAllocator, Rng};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
 
 #[test]
 fn queries_allocate_nothing_after_warm_up() {
@@ -106,9 +82,9 @@ fn queries_allocate_nothing_after_warm_up() {
     };
     let warm = run(&mut set, &mut generator, &mut out) + big(&mut set, &mut generator, &mut out);
     assert!(warm > 1000, "the queries must touch the terrain ({warm} contacts)");
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATOR.allocations();
     let again = run(&mut set, &mut generator, &mut out) + big(&mut set, &mut generator, &mut out);
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    let after = ALLOCATOR.allocations();
     assert_eq!(warm, again);
     assert_eq!(after - before, 0, "allocations after warm-up");
 
@@ -138,9 +114,9 @@ fn queries_allocate_nothing_after_warm_up() {
     };
     let warm = casts(&mut set, &mut caster);
     assert!(warm > 800, "the casts must reach the terrain ({warm} hits)");
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATOR.allocations();
     let again = casts(&mut set, &mut caster);
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    let after = ALLOCATOR.allocations();
     assert_eq!(warm, again);
     assert_eq!(after - before, 0, "cast allocations after warm-up");
 }

@@ -5,13 +5,14 @@
 
 mod common;
 
-use common::{Rng, Soup, surface_nets_chunks};
+use common::{Soup, surface_nets_chunks};
 use glam::{IVec3, Quat, Vec3};
 use parry3d::math::Pose as ParryPose;
 use parry3d::shape::{Ball, Capsule as ParryCapsule, Cuboid as ParryCuboid, Shape as ParryShape, Triangle};
 use proptest::prelude::*;
 use voxel_contacts::{Candidates, Capsule, CastOptions, Cuboid, Pose, Shape, ShapeCaster, Sphere};
 use voxel_core::{Aabb, Feature, TriangleSource, VoxelBox};
+use voxel_testdata::Rng;
 
 /// One of our shapes and its parry twin (shape and pose at the cast's start).
 struct Twin {
@@ -148,7 +149,7 @@ fn compare(twin: &Twin, motion: Vec3, max_t: f32, skin: f32, set: &Candidates, a
 }
 
 fn random_twin(rng: &mut Rng, at: Vec3, polytopes: bool) -> Twin {
-    match rng.next() % if polytopes { 3 } else { 2 } {
+    match rng.next_u64() % if polytopes { 3 } else { 2 } {
         0 => sphere(at, rng.range(0.2, 1.2)),
         1 => {
             let half = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * 0.6;

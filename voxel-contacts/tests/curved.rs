@@ -5,10 +5,11 @@
 
 mod common;
 
-use common::{Rng, Soup, angle, gather_all, is_local_minimum, plane, surface_nets_chunks};
+use common::{Soup, angle, gather_all, is_local_minimum, plane, surface_nets_chunks};
 use glam::{IVec3, Quat, Vec3};
 use voxel_contacts::{Candidates, ContactGenerator, ContactOptions, FeatureKeys, Shape, Sphere};
 use voxel_core::{Aabb, Contact, Feature, VoxelBox};
+use voxel_testdata::Rng;
 
 const DISTANCE: f32 = 0.02;
 const TOL: f32 = 1e-4;
@@ -31,7 +32,7 @@ fn press(meshes: &[Soup], queries: usize, seed: u64, outside: impl Fn(Vec3) -> b
     let mut out: Vec<Contact> = Vec::new();
     let (mut contacts, mut touched, mut done) = (0, 0, 0);
     while done < queries {
-        let t = all[(rng.next() % all.len() as u64) as usize];
+        let t = all[(rng.next_u64() % all.len() as u64) as usize];
         let Some(n) = (t[1] - t[0]).cross(t[2] - t[0]).try_normalize() else { continue };
         let (mut u, mut v) = (rng.unit(), rng.unit());
         if u + v > 1.0 {

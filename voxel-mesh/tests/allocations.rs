@@ -1,37 +1,13 @@
 //! After warm-up, meshing allocates nothing: the mesher's scratch and the output mesh are reused.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use glam::IVec3;
 use voxel_core::{VoxelBox, VoxelGrid, VoxelSource};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::generate::{self, Terrain};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use voxel_testdata::CountingAllocator;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator::new();
 
 #[test]
 fn meshing_allocates_nothing_after_warm_up() {
@@ -66,9 +42,9 @@ fn meshing_allocates_nothing_after_warm_up() {
     };
     let mut faces = Vec::new();
     let warm = run(&mut mesher, &mut mesh, &mut faces);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = ALLOCATOR.allocations();
     let again = run(&mut mesher, &mut mesh, &mut faces);
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let allocations = ALLOCATOR.allocations() - before;
     assert!(warm > 1000);
     assert_eq!(warm, again);
     assert_eq!(allocations, 0, "meshing allocated after warm-up");

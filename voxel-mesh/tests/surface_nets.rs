@@ -7,15 +7,9 @@ use proptest::prelude::*;
 use voxel_core::{Phase, PhaseTable, RegionHint, TriangleSource, Voxel, VoxelBox, VoxelGrid, VoxelSource};
 use voxel_mesh::{Indices, MAX_COORDINATE, Mesh, MeshError, MeshOptions, Mesher, Surface};
 use voxel_store::generate::{self, Terrain};
+use voxel_testdata::mix;
 
-/// SplitMix64, so fields come from a seed.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
+/// SplitMix64 steps over the coordinates, so fields come from a seed.
 fn hash(seed: u64, p: IVec3) -> u64 {
     mix(seed ^ mix(p.x as u64 ^ mix(p.y as u64 ^ mix(p.z as u64))))
 }

@@ -10,6 +10,15 @@
 //!
 //! Meshes load through `tobj` (OBJ) and `stl_io` (STL) into a [`voxel_core::IndexedMesh`]; point
 //! sets are JSON arrays of `[x, y, z]`.
+//!
+//! The test kit: [`Rng`] (SplitMix64) for reproducible random inputs, and [`CountingAllocator`]
+//! for the tests proving a path allocates nothing after warm-up.
+
+mod alloc;
+mod rng;
+
+pub use alloc::CountingAllocator;
+pub use rng::{Rng, mix};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -159,27 +159,6 @@ pub(crate) fn angle(a: Vec3, b: Vec3) -> f32 {
     a.cross(b).length().atan2(a.dot(b))
 }
 
-/// A small deterministic random source.
-pub(crate) struct Rng(pub u64);
-
-impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub(crate) fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    pub(crate) fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-}
-
 /// The triangle `ids` of `soup`, reordered to be counter-clockwise seen from `up`.
 pub(crate) fn facing_ids(soup: &Soup, mut ids: [u32; 3], up: Vec3) -> [u32; 3] {
     let p = ids.map(|i| soup.positions[i as usize]);

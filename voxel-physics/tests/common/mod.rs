@@ -95,32 +95,8 @@ impl BruteWorld {
     }
 }
 
-/// A small deterministic generator (SplitMix64).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-    pub fn vec(&mut self, lo: Vec3, hi: Vec3) -> Vec3 {
-        Vec3::new(self.range(lo.x, hi.x), self.range(lo.y, hi.y), self.range(lo.z, hi.z))
-    }
-    pub fn direction(&mut self) -> Vec3 {
-        loop {
-            let v = self.vec(Vec3::splat(-1.0), Vec3::splat(1.0));
-            if v.length_squared() > 1e-3 && v.length_squared() <= 1.0 {
-                return v.normalize();
-            }
-        }
-    }
-}
+/// A small deterministic generator (SplitMix64, shared by the workspace's tests).
+pub use voxel_testdata::Rng;
 
 /// Random rays about a world: from outside and inside, some axis-aligned, some in chunk planes.
 pub fn rays(world: VoxelBox, count: usize, seed: u64) -> Vec<Ray> {

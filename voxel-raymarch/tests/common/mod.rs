@@ -5,27 +5,9 @@
 use glam::{IVec3, Vec3};
 use voxel_core::{Ray, Voxel, VoxelBox, VoxelGrid};
 
-/// SplitMix64, so worlds and rays are reproducible from a proptest seed.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-    pub fn int(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + (self.next_u64() % (hi - lo) as u64) as i32
-    }
-}
+/// SplitMix64 (shared by the workspace's tests), so worlds and rays are reproducible from a
+/// proptest seed.
+pub use voxel_testdata::Rng;
 
 /// A random world: a few boxes of random solid voxels (density per box) in a box of `size` at
 /// `min`, so that empty chunks, empty bricks, sparse and dense regions all occur. Material 2 is
