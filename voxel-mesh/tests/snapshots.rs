@@ -1,36 +1,12 @@
-//! `insta` snapshots of small meshes in a reviewable text form: one line per vertex (position and
-//! normal to 3 decimals, material, blend), one line per quad.
+//! `insta` snapshots of small meshes in the public text form `Mesh::snapshot` (one line per vertex:
+//! position and normal to 3 decimals, material, blend; one line per quad), as a user would write
+//! them.
 
 use std::fmt::Write;
 
 use glam::{IVec3, Vec3};
-use voxel_core::{TriangleSource, Voxel, VoxelBox, VoxelGrid};
-use voxel_mesh::{Indices, Mesh, MeshOptions, Mesher};
-
-fn describe(mesh: &Mesh) -> String {
-    let width = if matches!(mesh.indices(), Indices::U16(_)) { "u16" } else { "u32" };
-    let mut s = format!(
-        "{} vertices, {} quads, {} triangles, {width} indices\n",
-        mesh.vertex_count(),
-        mesh.quad_count(),
-        mesh.triangle_count()
-    );
-    let r = |v: Vec3| format!("{:7.3} {:7.3} {:7.3}", v.x, v.y, v.z);
-    for (i, p) in mesh.positions().iter().enumerate() {
-        write!(s, "v{i:<3} {}  m{}", r(*p), mesh.materials()[i]).unwrap();
-        if let Some(n) = mesh.normals().get(i) {
-            write!(s, "  n {}", r(*n)).unwrap();
-        }
-        if let Some(b) = mesh.blend().get(i) {
-            write!(s, "  blend {:?}x{:?}", b.ids, b.weights).unwrap();
-        }
-        s.push('\n');
-    }
-    for q in 0..mesh.quad_count() {
-        writeln!(s, "q{q:<3} {:?}", mesh.quad(q)).unwrap();
-    }
-    s
-}
+use voxel_core::{Voxel, VoxelBox, VoxelGrid};
+use voxel_mesh::{Mesh, MeshOptions, Mesher};
 
 fn sphere_field(center: Vec3, radius: f32, bounds: VoxelBox) -> VoxelGrid {
     VoxelGrid::from_fn(bounds, |p| {
@@ -47,7 +23,7 @@ fn sphere_in_a_small_chunk() {
     Mesher::new()
         .surface_nets(&field, VoxelBox::new(IVec3::ZERO, IVec3::splat(8)), &MeshOptions::default(), &mut mesh)
         .unwrap();
-    insta::assert_snapshot!(describe(&mesh));
+    insta::assert_snapshot!(mesh.snapshot(3));
 }
 
 #[test]
@@ -60,7 +36,7 @@ fn two_material_blend() {
     let mut mesh = Mesh::new();
     let options = MeshOptions { blend: true, ..MeshOptions::default() };
     Mesher::new().surface_nets(&field, VoxelBox::new(IVec3::ZERO, IVec3::splat(5)), &options, &mut mesh).unwrap();
-    insta::assert_snapshot!(describe(&mesh));
+    insta::assert_snapshot!(mesh.snapshot(3));
 }
 
 #[test]
@@ -76,7 +52,7 @@ fn seam_between_two_chunks() {
         let chunk = VoxelBox::new(IVec3::new(x, 0, 0), IVec3::new(x + 4, 5, 5));
         mesher.surface_nets(&field, chunk, &MeshOptions::default(), &mut mesh).unwrap();
         writeln!(out, "chunk x = {x}..{}", x + 4).unwrap();
-        out.push_str(&describe(&mesh));
+        write!(out, "{}", mesh.snapshot(3)).unwrap();
     }
     insta::assert_snapshot!(out);
 }
@@ -87,5 +63,24 @@ fn blocky_vox_model() {
     let region = voxel_core::VoxelSource::bounds(&store).unwrap();
     let mut mesh = Mesh::new();
     Mesher::new().blocky(&store, region, &MeshOptions::default(), &mut mesh).unwrap();
-    insta::assert_snapshot!(describe(&mesh));
+    insta::assert_snapshot!(mesh.snapshot(3));
+}
+
+/// With the `serde` feature, the same snapshot serializes for insta's YAML and JSON snapshots.
+#[cfg(feature = "serde")]
+#[test]
+fn snapshot_serializes() {
+    let field = sphere_field(Vec3::new(1.5, 1.5, 1.5), 0.9, VoxelBox::new(IVec3::splat(-1), IVec3::splat(4)));
+    let mut mesh = Mesh::new();
+    Mesher::new()
+        .surface_nets(&field, VoxelBox::new(IVec3::ZERO, IVec3::splat(3)), &MeshOptions::default(), &mut mesh)
+        .unwrap();
+    let snapshot = mesh.snapshot(2);
+    let json = serde_json::to_value(&snapshot).unwrap();
+    assert_eq!(json["index_width"], "u16");
+    assert_eq!(json["vertices"].as_array().unwrap().len(), mesh.positions().len());
+    assert_eq!(json["quads"].as_array().unwrap().len(), mesh.quad_count());
+    let v0 = &json["vertices"][0];
+    assert_eq!(v0["position"][0].as_f64().unwrap(), snapshot.vertices[0].position[0]);
+    assert!(v0.get("normal").is_some() && v0.get("blend").is_none());
 }
