@@ -75,6 +75,8 @@ pub struct CastHit {
 struct Event {
     touch: Touch,
     index: u32,
+    /// The triangle's approach threshold for this motion.
+    approach: f32,
 }
 
 impl Event {
@@ -154,7 +156,7 @@ impl ShapeCaster {
     ) -> Result<Option<CastHit>, ContactError> {
         shape.validate()?;
         validate(motion, options)?;
-        let m = Motion { d: motion, max_t: options.max_t, skin: options.skin };
+        let mut m = Motion { d: motion, max_t: options.max_t, skin: options.skin, approach: APPROACH_COS };
         self.speed = motion.length();
         // A triangle can only be touched if its box, grown by the shape's box and the skin, meets
         // the path of the shape box's centre: a slab test that keeps the thin swept tube
@@ -189,6 +191,7 @@ impl ShapeCaster {
                 break;
             }
             let tri = &candidates.positions[i as usize];
+            m.approach = sweep::approach_cos(tri, dir);
             let events = match *shape {
                 Shape::Sphere(s) => sweep::sphere(s.center, s.radius, &m, tri),
                 Shape::Capsule(c) => sweep::capsule(c.a, c.b, c.radius, &m, tri),
@@ -205,10 +208,10 @@ impl ShapeCaster {
             };
             for touch in [events.first, events.face].into_iter().flatten() {
                 if touch.t.is_finite() && touch.normal.is_finite() && touch.point.is_finite() {
-                    if touch.feature == Local::Face && touch.normal.dot(dir) < APPROACH_COS {
+                    if touch.feature == Local::Face && touch.normal.dot(dir) < m.approach {
                         bound = bound.min(touch.t);
                     }
-                    self.events.push(Event { touch, index: i });
+                    self.events.push(Event { touch, index: i, approach: m.approach });
                 }
             }
         }
@@ -236,16 +239,37 @@ impl ShapeCaster {
             let i = e.index as usize;
             let touch = e.touch;
             let stuck = touch.t == 0.0 && options.stop_at_penetration && touch.depth > 0.0;
-            let hit = match touch.feature {
-                Local::Face => stuck || touch.normal.dot(dir) < APPROACH_COS,
-                // A boundary touch while gliding on the triangle's own plane is no hit.
-                _ if touch.slides && !stuck => false,
+            let (hit, voids) = match touch.feature {
+                // A face touch the motion goes against is the hit; any other voids the face's
+                // boundary (the shape slides along the face or leaves it).
+                Local::Face => (stuck || touch.normal.dot(dir) < e.approach, true),
+                // A boundary touch while gliding within the skin of the triangle's own plane is
+                // no hit, and the triangle's boundary stays voided as for a face slid along.
+                _ if touch.slides && !stuck => (false, true),
                 _ => {
                     let voided = self.voided.has_feature(set, i, touch.feature, keys)
                         // T-junctions between disjoint meshes share no key: a spot on a voided edge
                         // is voided.
                         || (keys == FeatureKeys::Positions && self.voided.covers(set, &set.positions[i], touch.feature, touch.point));
-                    !voided && (stuck || touch.normal.dot(dir) < EDGE_APPROACH_COS) && !self.voided_by_tie(k, set, keys)
+                    let against = touch.normal.dot(dir) < EDGE_APPROACH_COS.min(e.approach);
+                    let hit = !voided && (stuck || against) && !self.voided_by_tie(k, set, keys);
+                    // A crease edge voided by the face the shape glides on, of a triangle whose
+                    // plane the motion runs into: the shape meets that face in the crease's
+                    // corner. A concave stretch: the hit is the face's, with its normal.
+                    let crease =
+                        if voided { self.crease_face(set, i, touch.feature, keys, dir, e.approach) } else { None };
+                    if let Some(face) = crease {
+                        return Some(CastHit {
+                            t: touch.t,
+                            point: touch.point,
+                            normal: face,
+                            depth: touch.depth,
+                            triangle: set.ids[i],
+                            feature: voxel_core::Feature::Face,
+                        });
+                    }
+                    // Every triangle taken voids its features, as in the contacts' delayed pass.
+                    (hit, true)
                 }
             };
             if hit {
@@ -258,9 +282,40 @@ impl ShapeCaster {
                     feature: feature_of(touch.feature, set.vertex_ids[i]),
                 });
             }
-            self.voided.void(set, i, keys);
+            if voids {
+                self.voided.void(set, i, keys);
+            }
         }
         None
+    }
+
+    /// The normal of triangle `i` when its edge `feature` is a concave crease with a voided
+    /// neighbour and the motion runs into the triangle's plane.
+    fn crease_face(
+        &self,
+        set: &Candidates,
+        i: usize,
+        feature: Local,
+        keys: FeatureKeys,
+        dir: Vec3,
+        approach: f32,
+    ) -> Option<Vec3> {
+        let Local::Edge(a, b) = feature else { return None };
+        let tri = &set.positions[i];
+        let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).try_normalize()?;
+        if !(n.dot(dir) < approach) {
+            return None;
+        }
+        let ids = &set.vertex_ids[i];
+        let key = |c: u8| vertex_key(keys, tri[c as usize], ids[c as usize]);
+        let j = self.voided.edge_owner(key(a), key(b))? as usize;
+        // Concave: the neighbour's corners lie on or in front of this triangle's plane, one of
+        // them clearly in front.
+        let other = &set.positions[j];
+        let size = tri[0].distance(tri[1]).max(tri[1].distance(tri[2])).max(tri[2].distance(tri[0]));
+        let heights = other.map(|p| n.dot(p - tri[0]));
+        let tol = 1e-5 * (1.0 + size);
+        (heights.iter().all(|&h| h >= -tol) && heights.iter().any(|&h| h > tol)).then_some(n)
     }
 
     /// True when an event at the same time as event `k` (to rounding) voids its feature: a face

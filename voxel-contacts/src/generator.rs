@@ -335,6 +335,14 @@ impl Voided {
         }
     }
 
+    /// A voided triangle holding both keys (an edge), if any, by candidate index.
+    pub(crate) fn edge_owner(&self, a: [u32; 3], b: [u32; 3]) -> Option<u32> {
+        if a == b {
+            return None;
+        }
+        self.keys.iter().zip(&self.triangles).find(|(k, _)| k.contains(&a) && k.contains(&b)).map(|(_, &t)| t)
+    }
+
     /// Adds triangle `i`'s three vertices and three edges.
     pub(crate) fn void(&mut self, set: &Candidates, i: usize, keys: FeatureKeys) {
         let tri = &set.positions[i];

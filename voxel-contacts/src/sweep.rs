@@ -49,8 +49,8 @@ pub(crate) const APPROACH_COS: f32 = -1e-5;
 /// Whether a shape whose lowest point lies `gap` over a triangle's plane (normal `n`) at some
 /// time, moving along `d`, slides on that plane.
 #[inline]
-fn slides(gap: f32, n: Vec3, d: Vec3, skin: f32, tol: f32) -> bool {
-    gap >= -tol && gap <= skin + tol && n.dot(d) >= APPROACH_COS * d.length()
+fn slides(gap: f32, n: Vec3, d: Vec3, skin: f32, tol: f32, approach: f32) -> bool {
+    gap >= -tol && gap <= skin + tol && n.dot(d) >= approach * d.length()
 }
 
 /// A triangle's events: the first touch, and the first face touch when the first is not one.
@@ -66,6 +66,26 @@ pub(crate) struct Motion {
     pub(crate) d: Vec3,
     pub(crate) max_t: f32,
     pub(crate) skin: f32,
+    /// The motion goes against a triangle's plane when the cosine of their angle is below this
+    /// (negative): it allows for the rounding of the triangle's normal (see `approach_cos`).
+    pub(crate) approach: f32,
+}
+
+/// The approach threshold of a triangle for a motion along `dir` (unit): `APPROACH_COS`, or looser
+/// where the rounding of the triangle's coordinates alone could tilt its plane that much. Such a
+/// tilt is at most the rounding over the triangle's smallest height (a sliver's normal is loose
+/// across it), and gliding across the triangle along `dir` rises by the cosine times the
+/// triangle's extent along `dir`; a cosine explained by either is rounding, not a slope. A wall
+/// the motion runs into has a cosine far beyond both.
+pub(crate) fn approach_cos(t: &[Vec3; 3], dir: Vec3) -> f32 {
+    let coord = t[0].abs().max(t[1].abs()).max(t[2].abs()).max_element();
+    let rounding = 8.0 * f32::EPSILON * (1.0 + coord);
+    let span = t[0].distance(t[1]).max(t[1].distance(t[2])).max(t[2].distance(t[0]));
+    let area2 = (t[1] - t[0]).cross(t[2] - t[0]).length();
+    let height = if span > 0.0 { area2 / span } else { 0.0 };
+    let (lo, hi) = tri_project(t, dir);
+    let loose = |r: f32, over: f32| if over > 0.0 { r / over } else { f32::INFINITY };
+    -loose(rounding, height).min(loose(rounding, hi - lo)).clamp(-APPROACH_COS, 1.0)
 }
 
 /// Times when `[lo + v t, hi + v t]` overlaps `[min - grow, max + grow]`; `None` when never.
@@ -265,7 +285,7 @@ pub(crate) fn sphere(c: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) -> Events 
     let first = if c.distance_squared(q) <= reach * reach {
         let normal = if f == Local::Face { n } else { (c - q).try_normalize().unwrap_or(n) };
         let gap = n.dot(c - t[0]) - radius;
-        let slides = slides(gap, n, m.d, m.skin, tol);
+        let slides = slides(gap, n, m.d, m.skin, tol, m.approach);
         Touch { t: 0.0, feature: f, normal, point: q, depth: radius - c.distance(q), slides }
     } else {
         let Some((time, f)) = ball_first(c, reach, m, t, n, eps) else { return Events::default() };
@@ -280,7 +300,7 @@ pub(crate) fn sphere(c: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) -> Events 
             let q = on_feature(p, t, f);
             (q, (p - q).try_normalize().unwrap_or(n))
         };
-        let slides = slides(n.dot(p - t[0]) - radius, n, m.d, m.skin, tol);
+        let slides = slides(n.dot(p - t[0]) - radius, n, m.d, m.skin, tol, m.approach);
         Touch { t: time, feature: f, normal, point, depth: -m.skin, slides }
     };
     let mut out = Events { first: Some(first), face: None };
@@ -295,7 +315,7 @@ pub(crate) fn sphere(c: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) -> Events 
                 normal: n,
                 point: p - n * height,
                 depth: radius - height,
-                slides: slides(height - radius, n, m.d, m.skin, tol),
+                slides: slides(height - radius, n, m.d, m.skin, tol, m.approach),
             });
         }
     }
@@ -407,7 +427,7 @@ pub(crate) fn capsule(a: Vec3, b: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) 
         if near { segment_triangle(a, b, t, n) } else { (f32::INFINITY, a, a, Local::Face) };
     let first = if dist <= reach {
         let normal = if f == Local::Face { n } else { (on_seg - on_tri).try_normalize().unwrap_or(n) };
-        let slides = slides(gap_at(0.0), n, m.d, m.skin, tol);
+        let slides = slides(gap_at(0.0), n, m.d, m.skin, tol, m.approach);
         Touch { t: 0.0, feature: f, normal, point: on_tri, depth: radius - dist, slides }
     } else {
         let mut best: Option<(f32, Local)> = None;
@@ -441,7 +461,14 @@ pub(crate) fn capsule(a: Vec3, b: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) 
         }
         let normal = if f == Local::Face { n } else { (on_seg - on_tri).try_normalize().unwrap_or(n) };
         let point = if f == Local::Face { on_seg - n * n.dot(on_seg - t[0]) } else { on_feature(on_seg, t, f) };
-        Touch { t: time, feature: f, normal, point, depth: -m.skin, slides: slides(gap_at(time), n, m.d, m.skin, tol) }
+        Touch {
+            t: time,
+            feature: f,
+            normal,
+            point,
+            depth: -m.skin,
+            slides: slides(gap_at(time), n, m.d, m.skin, tol, m.approach),
+        }
     };
     let mut out = Events { first: Some(first), face: None };
     if first.feature != Local::Face {
@@ -467,7 +494,7 @@ pub(crate) fn capsule(a: Vec3, b: Vec3, radius: f32, m: &Motion, t: &[Vec3; 3]) 
                 normal: n,
                 point: on,
                 depth: radius - height,
-                slides: slides(height - radius, n, m.d, m.skin, tol),
+                slides: slides(height - radius, n, m.d, m.skin, tol, m.approach),
             });
         }
     }
@@ -554,7 +581,10 @@ pub(crate) fn polytope(shape: &Placed<'_>, m: &Motion, world: &[Vec3; 3], scratc
     let t = world.map(|p| shape.inverse * (p - shape.translation));
     let d = shape.inverse * m.d;
     let local = Motion { d, ..*m };
-    let Some(n) = triangle_normal(&t) else { return Events::default() };
+    // The normal from the triangle as given, turned into the shape's frame: computed from the
+    // turned corners, a sliver's normal picks up the turn's rounding.
+    let Some(world_n) = triangle_normal(world) else { return Events::default() };
+    let n = (shape.inverse * world_n).normalize();
     let tol = 1e-5 * (1.0 + shape.scale);
     let eps = eps_for(shape.scale + t[0].abs().max_element());
     let d0 = n.dot(t[0]);
@@ -611,16 +641,15 @@ pub(crate) fn polytope(shape: &Placed<'_>, m: &Motion, world: &[Vec3; 3], scratc
     if !start && pmax + n.dot(moved) < d0 {
         return Events::default();
     }
-    let normal = if feature == Local::Face { n } else { normal };
     let depth = if start { -sweep.sep } else { -skin };
     let point = contact_point(poly, &t, feature, normal, moved, tol, scratch);
     let first = Touch {
         t: time,
         feature,
-        normal: shape.rotation * normal,
+        normal: if feature == Local::Face { world_n } else { shape.rotation * normal },
         point: shape.rotation * point + shape.translation,
         depth,
-        slides: slides(pmin - d0 + n.dot(moved), n, d, skin, tol),
+        slides: slides(pmin - d0 + n.dot(moved), n, d, skin, tol, m.approach),
     };
     let mut out = Events { first: Some(first), face: None };
     if feature != Local::Face {
@@ -634,10 +663,10 @@ pub(crate) fn polytope(shape: &Placed<'_>, m: &Motion, world: &[Vec3; 3], scratc
             out.face = Some(Touch {
                 t: time,
                 feature: Local::Face,
-                normal: shape.rotation * n,
+                normal: world_n,
                 point: shape.rotation * point + shape.translation,
                 depth: -height,
-                slides: slides(height, n, d, skin, tol),
+                slides: slides(height, n, d, skin, tol, m.approach),
             });
         }
     }
