@@ -2,7 +2,7 @@
 //!
 //! - `bench [--quick] [FILTER]`: the criterion benches of `voxel-bench`, then
 //!   `target/bench-report.md` (median, throughput, ours/peer ratios, and the printed figures).
-//! - `demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--image N] [--mesh FILE] [--out DIR] [--quick]`:
+//! - `demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--image N] [--mesh FILE] [--out DIR] [--quick] [--rapier]`:
 //!   checks the flags (with the demo's own parser, `voxel-physics/examples/demo/args.rs`), builds
 //!   the `voxel-physics` demo in release with cargo's progress shown, and runs every composed path
 //!   over a generated world, printing a table per stage and writing the pictures, `index.html`
@@ -27,7 +27,7 @@ mod demo_args;
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
-  demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--image N] [--mesh FILE] [--out DIR] [--quick]
+  demo [--size X,Y,Z] [--seed N] [--cache-mib N] [--image N] [--mesh FILE] [--out DIR] [--quick] [--rapier]
                              the main job: the terrain physics demo, every stage timed,
                              pictures and index.html in target/demo/ (demo --help for the flags)
   bench [--quick] [FILTER]   run the criterion benches of voxel-bench and write target/bench-report.md
@@ -99,7 +99,11 @@ fn test_data(args: &[String]) -> Result<(), String> {
 /// own parser), so a bad flag fails in a second, not after the build; the build shows cargo's
 /// progress, since the first one compiles the whole workspace in release.
 fn demo(args: &[String]) -> Result<(), String> {
-    let mut parsed = demo_args::parse(args).map_err(|e| format!("demo: {e}"))?;
+    // `--rapier` adds the rapier stage (voxel-rapier's demo: bodies, a pit, an island body, a
+    // character); it is xtask's own flag, the demo never sees it.
+    let rapier = args.iter().any(|a| a == "--rapier");
+    let args: Vec<String> = args.iter().filter(|a| *a != "--rapier").cloned().collect();
+    let mut parsed = demo_args::parse(&args).map_err(|e| format!("demo: {e}"))?;
     if parsed.help {
         println!(
             "cargo xtask demo [flags]: the terrain physics demo, every stage timed, with pictures\n\n{}",
@@ -119,7 +123,14 @@ fn demo(args: &[String]) -> Result<(), String> {
     // Already built: cargo only checks that nothing changed, quietly.
     let mut cmd = cargo();
     cmd.args(["run", "--release", "--quiet", "-p", "voxel-physics", "--example", "demo", "--"]);
-    run(cmd.args(parsed.to_args(&cwd)))
+    run(cmd.args(parsed.to_args(&cwd)))?;
+    if rapier {
+        println!(
+            "\nxtask demo: the rapier stage (cargo run --release -p voxel-rapier --example demo; rapier3d's first release build takes minutes)."
+        );
+        run(cargo().args(["run", "--release", "-p", "voxel-rapier", "--example", "demo"]))?;
+    }
+    Ok(())
 }
 
 /// What the first and later builds of the demo cost, as measured (the README says how).
