@@ -97,7 +97,7 @@ impl Aabb {
     }
 
     /// The parameter interval `[t_enter, t_exit]` in which `ray` is inside the box, clipped to
-    /// `[t_min, t_max]`, or `None` when it misses.
+    /// `[min_t, max_t]`, or `None` when it misses.
     ///
     /// Robust where the textbook version is not:
     /// - a direction component that is zero (either sign) never multiplies an infinity by zero: the
@@ -121,13 +121,13 @@ impl Aabb {
     /// assert!(unit.intersect_ray(&Ray::new(Vec3::splat(0.5), Vec3::ZERO), 0.0, 10.0).is_none());
     /// ```
     #[inline]
-    pub fn intersect_ray(&self, ray: &Ray, t_min: f32, t_max: f32) -> Option<(f32, f32)> {
+    pub fn intersect_ray(&self, ray: &Ray, min_t: f32, max_t: f32) -> Option<(f32, f32)> {
         // Negated comparison: a NaN bound counts as an empty interval.
         // `is_empty` also rejects NaN and inverted boxes, so no NaN reaches the slabs.
-        if !ray.is_valid() || !(t_min <= t_max) || self.is_empty() {
+        if !ray.is_valid() || !(min_t <= max_t) || self.is_empty() {
             return None;
         }
-        let (mut t0, mut t1) = (t_min, t_max);
+        let (mut t0, mut t1) = (min_t, max_t);
         let inside = slab(ray.origin.x, ray.inv_dir.x, self.min.x, self.max.x, &mut t0, &mut t1)
             & slab(ray.origin.y, ray.inv_dir.y, self.min.y, self.max.y, &mut t0, &mut t1)
             & slab(ray.origin.z, ray.inv_dir.z, self.min.z, self.max.z, &mut t0, &mut t1);
@@ -347,9 +347,9 @@ mod tests {
     }
 
     /// Brute-force reference: march the segment finely and see whether any sample is inside.
-    fn sampled_hit(b: &Aabb, r: &Ray, t_max: f32) -> bool {
+    fn sampled_hit(b: &Aabb, r: &Ray, max_t: f32) -> bool {
         let steps = 4000;
-        (0..=steps).any(|i| b.grow(1e-3).contains_point(r.at(t_max * i as f32 / steps as f32)))
+        (0..=steps).any(|i| b.grow(1e-3).contains_point(r.at(max_t * i as f32 / steps as f32)))
     }
 
     proptest! {
@@ -366,14 +366,14 @@ mod tests {
             if zero_axis < 3 { dir[zero_axis] = 0.0; }
             prop_assume!(dir.length() > 0.05);
             let r = Ray::new(Vec3::from(o), dir);
-            let t_max = 20.0;
-            match b.intersect_ray(&r, 0.0, t_max) {
+            let max_t = 20.0;
+            match b.intersect_ray(&r, 0.0, max_t) {
                 Some((t0, t1)) => {
                     prop_assert!(t0 <= t1);
                     // The midpoint of the reported interval lies in the (slightly grown) box.
                     prop_assert!(b.grow(1e-3).contains_point(r.at(0.5 * (t0 + t1))));
                 }
-                None => prop_assert!(!sampled_hit(&b.grow(-2e-3), &r, t_max)),
+                None => prop_assert!(!sampled_hit(&b.grow(-2e-3), &r, max_t)),
             }
         }
     }

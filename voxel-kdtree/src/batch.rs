@@ -65,16 +65,16 @@ impl KdTree {
         &self,
         source: &S,
         rays: &[Ray],
-        t_max: f32,
+        max_t: f32,
         out: &mut Vec<Option<RayHit>>,
     ) {
         #[cfg(feature = "parallel")]
-        rays.par_iter().map_init(Scratch::new, |s, r| self.cast_ray(source, r, t_max, s)).collect_into_vec(out);
+        rays.par_iter().map_init(Scratch::new, |s, r| self.cast_ray(source, r, max_t, s)).collect_into_vec(out);
         #[cfg(not(feature = "parallel"))]
         {
             let mut s = Scratch::for_tree(self);
             out.clear();
-            out.extend(rays.iter().map(|r| self.cast_ray(source, r, t_max, &mut s)));
+            out.extend(rays.iter().map(|r| self.cast_ray(source, r, max_t, &mut s)));
         }
     }
 
@@ -83,16 +83,16 @@ impl KdTree {
         &self,
         source: &S,
         rays: &[Ray],
-        t_max: f32,
+        max_t: f32,
         out: &mut Vec<bool>,
     ) {
         #[cfg(feature = "parallel")]
-        rays.par_iter().map_init(Scratch::new, |s, r| self.any_hit(source, r, t_max, s)).collect_into_vec(out);
+        rays.par_iter().map_init(Scratch::new, |s, r| self.any_hit(source, r, max_t, s)).collect_into_vec(out);
         #[cfg(not(feature = "parallel"))]
         {
             let mut s = Scratch::for_tree(self);
             out.clear();
-            out.extend(rays.iter().map(|r| self.any_hit(source, r, t_max, &mut s)));
+            out.extend(rays.iter().map(|r| self.any_hit(source, r, max_t, &mut s)));
         }
     }
 

@@ -230,9 +230,9 @@ impl CompactTree {
     /// grown by twice the sum of the tolerance and a few ulps of its distance from the ray's
     /// origin (the rounding of the ray's arithmetic there). Every reported hit point lies within
     /// [`CompactTree::hit_tolerance`] of its original triangle. Bad rays hit nothing.
-    pub fn cast_ray(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> Option<RayHit> {
+    pub fn cast_ray(&self, ray: &Ray, max_t: f32, scratch: &mut Scratch) -> Option<RayHit> {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
                 RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
@@ -242,9 +242,9 @@ impl CompactTree {
     }
 
     /// True whenever the full form's [`KdTree::any_hit`] is (and possibly for near misses).
-    pub fn any_hit(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch) -> bool {
+    pub fn any_hit(&self, ray: &Ray, max_t: f32, scratch: &mut Scratch) -> bool {
         let mut found = false;
-        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             found = self.conservative_hit(ray, shear, id, *cutoff).is_some();
             found
         }));
@@ -253,9 +253,9 @@ impl CompactTree {
 
     /// Every triangle the ray may hit (a superset of the full form's [`KdTree::all_hits`]),
     /// sorted by `t` then triangle, in `out` (cleared first).
-    pub fn all_hits(&self, ray: &Ray, t_max: f32, scratch: &mut Scratch, out: &mut Vec<RayHit>) {
+    pub fn all_hits(&self, ray: &Ray, max_t: f32, scratch: &mut Scratch, out: &mut Vec<RayHit>) {
         out.clear();
-        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
                 out.push(RayHit { t, triangle: id });
             }
@@ -266,7 +266,7 @@ impl CompactTree {
 
     /// The widened test. A hit of the original triangle is within `tolerance` per coordinate of
     /// a point of the stored triangle (the same barycentric combination of the stored corners), so
-    /// a ray that hits the original in `[0, t_max]` passes within `sqrt(3) * slack` of the stored
+    /// a ray that hits the original in `[0, max_t]` passes within `sqrt(3) * slack` of the stored
     /// triangle (`slack` adds the `f32` rounding of the ray's arithmetic at the triangle's
     /// distance, in this tree and in the full one) while inside the stored triangle's box grown
     /// by `slack`. Accepted exactly then, at the `t` where the ray's segment through that box
@@ -282,12 +282,12 @@ impl CompactTree {
     ///
     /// Without the rounding term, rays from 1000 mesh sizes away missed hits the full tree found
     /// (3% of rays aimed at the vertices of a 10-unit triangle from 1e4 away).
-    fn conservative_hit<const K: usize>(&self, ray: &Ray, shear: &Sheared<K>, id: u32, t_max: f32) -> Option<f32> {
+    fn conservative_hit<const K: usize>(&self, ray: &Ray, shear: &Sheared<K>, id: u32, max_t: f32) -> Option<f32> {
         let tri = self.triangle_positions(id);
         let tight = Aabb::from_points(tri);
         let slack = self.slack(ray, &tight);
         let grown = tight.grow(slack);
-        let (enter, exit) = grown.intersect_ray(ray, 0.0, t_max)?;
+        let (enter, exit) = grown.intersect_ray(ray, 0.0, max_t)?;
         let [a, b, c] = tri.map(|v| shear.project(v));
         let r = 2.0 * std::f32::consts::SQRT_2 * slack;
         let edge = |p: (f32, f32), q: (f32, f32)| {

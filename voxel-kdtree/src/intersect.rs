@@ -124,9 +124,9 @@ fn straddles([u, v, w]: [f32; 3]) -> bool {
 }
 
 /// The hit parameter `t` of the ray with triangle `(a, b, c)` (transformed), both sides, when it
-/// lies in `[0, t_max]`.
+/// lies in `[0, max_t]`.
 #[inline(always)]
-pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max: f32) -> Option<f32> {
+pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, max_t: f32) -> Option<f32> {
     let [u, v, w] = edge_functions(a, b, c);
     if straddles([u, v, w]) {
         return None;
@@ -134,7 +134,7 @@ pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max
     let det = u + v + w;
     if !(det.abs() >= SMALL_DET) {
         // Edge-on, or so small across the ray that `t`'s products underflow.
-        if let Some(small) = triangle_small(a, b, c, t_max) {
+        if let Some(small) = triangle_small(a, b, c, max_t) {
             return small;
         }
         if det == 0.0 {
@@ -148,7 +148,7 @@ pub(crate) fn triangle_projected(a: Projected, b: Projected, c: Projected, t_max
         t = ((f(u) * f(a.z) + f(v) * f(b.z) + f(w) * f(c.z)) / f(det)) as f32;
     }
     // Written so that a NaN `t` is a miss; an infinite one (a hit beyond `f32::MAX`) is too.
-    if t >= 0.0 && t <= t_max && t < f32::INFINITY { Some(t) } else { None }
+    if t >= 0.0 && t <= max_t && t < f32::INFINITY { Some(t) } else { None }
 }
 
 /// Twice the projected area (the determinant) under which [`triangle_small`] decides: 2^-60,
@@ -171,7 +171,7 @@ const SMALL_DET: f32 = 1.0 / (1u64 << 60) as f32;
 /// there (inlined, and reached only on a small determinant, this path costs rays on ordinary
 /// meshes under 1% of their instructions; catching those cases too cost 7%).
 #[inline(always)]
-fn triangle_small(a: Projected, b: Projected, c: Projected, t_max: f32) -> Option<Option<f32>> {
+fn triangle_small(a: Projected, b: Projected, c: Projected, max_t: f32) -> Option<Option<f32>> {
     let largest = a.x.abs().max(a.y.abs()).max(b.x.abs()).max(b.y.abs()).max(c.x.abs()).max(c.y.abs());
     if !(largest < 1.0 / (1u64 << 30) as f32) || largest == 0.0 {
         return None;
@@ -188,10 +188,10 @@ fn triangle_small(a: Projected, b: Projected, c: Projected, t_max: f32) -> Optio
     // The scaled coordinates are near 1, but `z` (the distance along the ray) may not be.
     let f = f64::from;
     let t = ((f(u) * f(a.z) + f(v) * f(b.z) + f(w) * f(c.z)) / f(det)) as f32;
-    Some(if t >= 0.0 && t <= t_max && t < f32::INFINITY { Some(t) } else { None })
+    Some(if t >= 0.0 && t <= max_t && t < f32::INFINITY { Some(t) } else { None })
 }
 
-/// The watertight ray-triangle test: the hit parameter `t` in `[0, t_max]`, either side of the
+/// The watertight ray-triangle test: the hit parameter `t` in `[0, max_t]`, either side of the
 /// triangle, or `None`. A degenerate ray (see [`Ray::is_valid`]) or triangle hits nothing.
 ///
 /// A ray through an edge or a vertex shared by two triangles hits at least one of them: the test
@@ -211,13 +211,13 @@ fn triangle_small(a: Projected, b: Projected, c: Projected, t_max: f32) -> Optio
 /// assert_eq!(ray_triangle(&down, tri, 1.0), None);
 /// ```
 #[inline]
-pub fn ray_triangle(ray: &Ray, tri: [Vec3; 3], t_max: f32) -> Option<f32> {
+pub fn ray_triangle(ray: &Ray, tri: [Vec3; 3], max_t: f32) -> Option<f32> {
     if !ray.is_valid() {
         return None;
     }
     with_major_axis!(ray, K => {
         let s = Sheared::<K>::new(ray);
-        triangle_projected(s.project(tri[0]), s.project(tri[1]), s.project(tri[2]), t_max)
+        triangle_projected(s.project(tri[0]), s.project(tri[1]), s.project(tri[2]), max_t)
     })
 }
 
@@ -226,9 +226,9 @@ pub fn ray_triangle(ray: &Ray, tri: [Vec3; 3], t_max: f32) -> Option<f32> {
 /// are bit for bit those of [`ray_triangle`]. Returns the hit and which half (0 or 1) it is on,
 /// the nearer one (the first on a tie) when both halves hit a non-planar quad.
 #[inline(always)]
-pub(crate) fn quad_projected(p: [Projected; 4], t_max: f32) -> Option<(f32, u32)> {
-    let first = triangle_projected(p[0], p[1], p[2], t_max);
-    let second = triangle_projected(p[0], p[2], p[3], t_max);
+pub(crate) fn quad_projected(p: [Projected; 4], max_t: f32) -> Option<(f32, u32)> {
+    let first = triangle_projected(p[0], p[1], p[2], max_t);
+    let second = triangle_projected(p[0], p[2], p[3], max_t);
     match (first, second) {
         (Some(a), Some(b)) => Some(if b < a { (b, 1) } else { (a, 0) }),
         (Some(a), None) => Some((a, 0)),

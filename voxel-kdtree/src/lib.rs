@@ -59,12 +59,12 @@
 //! - The tree stores triangle ids, not positions: queries take the source the tree was built from
 //!   (a source with another triangle count gets no results). [`CompactTree`] keeps its own
 //!   quantized copy instead.
-//! - Boxes are closed (touching counts). Ray hits are at `t` in `[0, t_max]`, either side of a
+//! - Boxes are closed (touching counts). Ray hits are at `t` in `[0, max_t]`, either side of a
 //!   triangle; the closest hit breaks ties by the lower triangle index.
 //! - Ray-triangle tests are watertight (Woop, Benthin and Wald 2013): a ray through an edge or a
 //!   vertex shared by triangles of a closed mesh hits one of them.
 //! - Bad input never panics: triangles with a non-finite corner or zero area are left out and
-//!   counted ([`KdTree::skipped`]); degenerate rays, NaN `t_max` and empty or NaN boxes hit
+//!   counted ([`KdTree::skipped`]); degenerate rays, NaN `max_t` and empty or NaN boxes hit
 //!   nothing; only the build returns errors ([`KdTreeError`]: unusable indices, more than
 //!   [`MAX_PRIMITIVES`]).
 //! - Deterministic: the same source gives the same tree and the same answers, and batch queries

@@ -124,14 +124,14 @@ impl QuadTree {
         &self,
         source: &S,
         ray: &Ray,
-        t_max: f32,
+        max_t: f32,
         scratch: &mut Scratch,
     ) -> Option<RayHit> {
         if !self.tree.matches(source) {
             return None;
         }
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        with_major_axis!(ray, K => walk_ray::<_, K>(&self.tree, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(&self.tree, ray, max_t, scratch, |shear, id, cutoff| {
             let q = id & QUAD_MASK;
             let (first, second) = (source.triangle(2 * q), source.triangle(2 * q + 1));
             let p = [first[0], first[1], first[2], second[2]].map(|v| shear.project(source.vertex(v)));

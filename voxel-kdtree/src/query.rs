@@ -35,8 +35,8 @@ const RAY_STACK: usize = 64;
 #[derive(Clone, Debug)]
 struct RayStack {
     node: [u32; RAY_STACK],
-    t_min: [f32; RAY_STACK],
-    t_max: [f32; RAY_STACK],
+    min_t: [f32; RAY_STACK],
+    max_t: [f32; RAY_STACK],
 }
 
 impl RayStack {
@@ -47,9 +47,9 @@ impl RayStack {
         while *depth > 0 {
             *depth -= 1;
             let slot = *depth % RAY_STACK;
-            let t_min = self.t_min[slot];
-            if !(t_min > cutoff) {
-                return Some((self.node[slot], t_min, self.t_max[slot]));
+            let min_t = self.min_t[slot];
+            if !(min_t > cutoff) {
+                return Some((self.node[slot], min_t, self.max_t[slot]));
             }
         }
         None
@@ -58,7 +58,7 @@ impl RayStack {
 
 impl Default for Scratch {
     fn default() -> Self {
-        Self { ray: RayStack { node: [0; RAY_STACK], t_min: [0.0; RAY_STACK], t_max: [0.0; RAY_STACK] } }
+        Self { ray: RayStack { node: [0; RAY_STACK], min_t: [0.0; RAY_STACK], max_t: [0.0; RAY_STACK] } }
     }
 }
 
@@ -137,21 +137,21 @@ impl KdTree {
         });
     }
 
-    /// The closest hit of `ray` with a triangle of `source` at `t` in `[0, t_max]` (ties to the
-    /// lower triangle index), or `None`. Degenerate rays, NaN or negative `t_max` and a source
+    /// The closest hit of `ray` with a triangle of `source` at `t` in `[0, max_t]` (ties to the
+    /// lower triangle index), or `None`. Degenerate rays, NaN or negative `max_t` and a source
     /// other than the tree's (different triangle count) give `None`.
     pub fn cast_ray<S: TriangleSource + ?Sized>(
         &self,
         source: &S,
         ray: &Ray,
-        t_max: f32,
+        max_t: f32,
         scratch: &mut Scratch,
     ) -> Option<RayHit> {
         if !self.matches(source) {
             return None;
         }
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = triangle_hit(source, shear, id, *cutoff) {
                 RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
@@ -160,34 +160,34 @@ impl KdTree {
         (best.triangle != u32::MAX).then_some(best)
     }
 
-    /// True when `ray` hits any triangle of `source` at `t` in `[0, t_max]`; stops at the first
+    /// True when `ray` hits any triangle of `source` at `t` in `[0, max_t]`; stops at the first
     /// hit found. Same rules for bad input as [`KdTree::cast_ray`].
     pub fn any_hit<S: TriangleSource + ?Sized>(
         &self,
         source: &S,
         ray: &Ray,
-        t_max: f32,
+        max_t: f32,
         scratch: &mut Scratch,
     ) -> bool {
         if !self.matches(source) {
             return false;
         }
         let mut found = false;
-        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             found = triangle_hit(source, shear, id, *cutoff).is_some();
             found
         }));
         found
     }
 
-    /// Every hit of `ray` with the triangles of `source` at `t` in `[0, t_max]`, sorted by `t`
+    /// Every hit of `ray` with the triangles of `source` at `t` in `[0, max_t]`, sorted by `t`
     /// then triangle, written to `out` (cleared first). Same rules for bad input as
     /// [`KdTree::cast_ray`].
     pub fn all_hits<S: TriangleSource + ?Sized>(
         &self,
         source: &S,
         ray: &Ray,
-        t_max: f32,
+        max_t: f32,
         scratch: &mut Scratch,
         out: &mut Vec<RayHit>,
     ) {
@@ -195,7 +195,7 @@ impl KdTree {
         if !self.matches(source) {
             return;
         }
-        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, t_max, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = triangle_hit(source, shear, id, *cutoff) {
                 out.push(RayHit { t, triangle: id });
             }
@@ -216,17 +216,17 @@ impl KdTree {
     }
 }
 
-/// The watertight test of triangle `id` of `source`: its hit `t` in `[0, t_max]`.
+/// The watertight test of triangle `id` of `source`: its hit `t` in `[0, max_t]`.
 #[inline(always)]
 fn triangle_hit<S: TriangleSource + ?Sized, const K: usize>(
     source: &S,
     shear: &Sheared<K>,
     id: u32,
-    t_max: f32,
+    max_t: f32,
 ) -> Option<f32> {
     // `triangle` and `vertex` rather than `triangle_positions`, which the compiler kept as a call.
     let [a, b, c] = source.triangle(id).map(|v| shear.project(source.vertex(v)));
-    triangle_projected(a, b, c, t_max)
+    triangle_projected(a, b, c, max_t)
 }
 
 /// A tree the walkers can traverse: the full form, or the compact form decoding its nodes.
@@ -308,8 +308,8 @@ pub(crate) fn walk_aabb<T: NodeSource>(tree: &T, query: &Aabb, scratch: &mut Scr
 /// bounds the near child's segment from above and the far plane the far child's from below:
 ///
 /// ```text
-/// t_near = (near plane - o) / d + pad     near child: [t_min, min(t_max, t_near)], if t_near >= t_min
-/// t_far  = (far plane - o) / d - pad      far child:  [max(t_min, t_far), t_max],  if t_far <= t_max
+/// t_near = (near plane - o) / d + pad     near child: [min_t, min(max_t, t_near)], if t_near >= min_t
+/// t_far  = (far plane - o) / d - pad      far child:  [max(min_t, t_far), max_t],  if t_far <= max_t
 /// ```
 ///
 /// A ray parallel to the planes has an infinite inverse: a plane distance is `+inf` or `-inf`
@@ -322,22 +322,22 @@ pub(crate) fn walk_aabb<T: NodeSource>(tree: &T, query: &Aabb, scratch: &mut Scr
 pub(crate) fn walk_ray<T: NodeSource, const K: usize>(
     tree: &T,
     ray: &Ray,
-    t_max: f32,
+    max_t: f32,
     scratch: &mut Scratch,
     mut visit: impl FnMut(&Sheared<K>, u32, &mut f32) -> bool,
 ) {
-    if !ray.is_valid() || !(t_max >= 0.0) {
+    if !ray.is_valid() || !(max_t >= 0.0) {
         return;
     }
     let bounds = tree.root_bounds();
     // Every plane lies within the root box, so `scale` bounds `|plane|` for the widening.
     let scale = bounds.min.abs().max(bounds.max.abs()).max_element();
     // The root's entry moves back by the widening at the scale of the tree's coordinates (below);
-    // the box is clipped with `t_max` moved on by as much, so that a hit at `t_max` on the box's
+    // the box is clipped with `max_t` moved on by as much, so that a hit at `max_t` on the box's
     // surface, whose computed entry can lie a few ulps past it, is still reached.
     let root_pad = WIDEN * (scale + ray.origin.abs().max_element()) / ray.dir.abs().max_element();
     // An empty tree's box is empty: the ray misses it.
-    let Some((enter, exit)) = bounds.intersect_ray(ray, 0.0, t_max + WIDEN * t_max + root_pad) else { return };
+    let Some((enter, exit)) = bounds.intersect_ray(ray, 0.0, max_t + WIDEN * max_t + root_pad) else { return };
     let shear = Sheared::<K>::new(ray);
     let origin = ray.origin.to_array();
     let inv = ray.inv_dir.to_array();
@@ -345,7 +345,7 @@ pub(crate) fn walk_ray<T: NodeSource, const K: usize>(
         [0, 1, 2].map(|a| if inv[a].is_finite() { WIDEN * (scale + origin[a].abs()) * inv[a].abs() } else { 0.0 });
     let near = inv.map(|i| usize::from(i.is_sign_negative()));
     let enter = (enter - WIDEN * enter.abs() - root_pad).max(0.0);
-    let mut cutoff = t_max;
+    let mut cutoff = max_t;
     let stack = &mut scratch.ray;
     let mut depth = 0usize;
     let (mut node_index, mut t0, mut t1) = (0u32, enter, exit);
@@ -373,8 +373,8 @@ pub(crate) fn walk_ray<T: NodeSource, const K: usize>(
         // The far child, pushed unconditionally and kept when the ray reaches it.
         let slot = depth % RAY_STACK;
         stack.node[slot] = first + (s ^ 1) as u32;
-        stack.t_min[slot] = if t_far > t0 { t_far } else { t0 };
-        stack.t_max[slot] = t1;
+        stack.min_t[slot] = if t_far > t0 { t_far } else { t0 };
+        stack.max_t[slot] = t1;
         depth += usize::from(!(t_far > t1));
         if !(t_near < t0) {
             node_index = first + s as u32;

@@ -224,7 +224,7 @@ fn check_hits_are_on_the_mesh(mesh: &IndexedMesh, seed: u64, options: BuildOptio
     let mut r = Rng(seed);
     let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
     let mut all = Vec::new();
-    let t_max = 2.0 * b.size().max_element();
+    let max_t = 2.0 * b.size().max_element();
     for i in 0..2000 {
         let ray = if i % 2 == 0 {
             let mut origin = r.point(&b);
@@ -244,15 +244,15 @@ fn check_hits_are_on_the_mesh(mesh: &IndexedMesh, seed: u64, options: BuildOptio
                 "{what} {h:?} of {ray:?} is {distance} from its triangle (tolerance {allowed})"
             );
         };
-        let expect = full.cast_ray(mesh, &ray, t_max, &mut s1);
-        let got = compact.cast_ray(&ray, t_max, &mut s2);
+        let expect = full.cast_ray(mesh, &ray, max_t, &mut s1);
+        let got = compact.cast_ray(&ray, max_t, &mut s2);
         if let Some(g) = got {
             on_mesh(g, "closest hit");
         }
         if let Some(e) = expect {
             assert!(got.is_some(), "compact missed {e:?} of {ray:?}");
         }
-        compact.all_hits(&ray, t_max, &mut s2, &mut all);
+        compact.all_hits(&ray, max_t, &mut s2, &mut all);
         for &h in &all {
             on_mesh(h, "hit");
         }

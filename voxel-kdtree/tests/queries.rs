@@ -101,10 +101,10 @@ fn usable(mesh: &IndexedMesh) -> impl Iterator<Item = (u32, [Vec3; 3])> + '_ {
     (0..mesh.triangle_count() as u32).map(|t| (t, mesh.triangle_positions(t))).filter(|(_, p)| triangle_is_usable(*p))
 }
 
-fn brute_closest(mesh: &IndexedMesh, ray: &Ray, t_max: f32) -> Option<RayHit> {
+fn brute_closest(mesh: &IndexedMesh, ray: &Ray, max_t: f32) -> Option<RayHit> {
     let mut best: Option<RayHit> = None;
     for (id, tri) in usable(mesh) {
-        if let Some(t) = ray_triangle(ray, tri, t_max) {
+        if let Some(t) = ray_triangle(ray, tri, max_t) {
             if best.is_none_or(|b| t < b.t || (t == b.t && id < b.triangle)) {
                 best = Some(RayHit { t, triangle: id });
             }
@@ -113,9 +113,9 @@ fn brute_closest(mesh: &IndexedMesh, ray: &Ray, t_max: f32) -> Option<RayHit> {
     best
 }
 
-fn brute_all(mesh: &IndexedMesh, ray: &Ray, t_max: f32) -> Vec<RayHit> {
+fn brute_all(mesh: &IndexedMesh, ray: &Ray, max_t: f32) -> Vec<RayHit> {
     let mut all: Vec<RayHit> = usable(mesh)
-        .filter_map(|(id, tri)| ray_triangle(ray, tri, t_max).map(|t| RayHit { t, triangle: id }))
+        .filter_map(|(id, tri)| ray_triangle(ray, tri, max_t).map(|t| RayHit { t, triangle: id }))
         .collect();
     all.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
     all
@@ -210,12 +210,12 @@ fn check_tree(tree: &KdTree, mesh: &IndexedMesh, seed: u64, max_depth: u32) {
     let mut found = Vec::new();
     let mut all = Vec::new();
     for (i, ray) in rays(mesh, seed, 60).iter().enumerate() {
-        let t_max = if i % 7 == 0 { 3.0 } else { f32::INFINITY };
-        let expect = brute_closest(mesh, ray, t_max);
-        assert_eq!(tree.cast_ray(mesh, ray, t_max, &mut scratch), expect, "ray {ray:?}");
-        assert_eq!(tree.any_hit(mesh, ray, t_max, &mut scratch), expect.is_some(), "any-hit {ray:?}");
-        tree.all_hits(mesh, ray, t_max, &mut scratch, &mut all);
-        assert_eq!(all, brute_all(mesh, ray, t_max), "all-hits {ray:?}");
+        let max_t = if i % 7 == 0 { 3.0 } else { f32::INFINITY };
+        let expect = brute_closest(mesh, ray, max_t);
+        assert_eq!(tree.cast_ray(mesh, ray, max_t, &mut scratch), expect, "ray {ray:?}");
+        assert_eq!(tree.any_hit(mesh, ray, max_t, &mut scratch), expect.is_some(), "any-hit {ray:?}");
+        tree.all_hits(mesh, ray, max_t, &mut scratch, &mut all);
+        assert_eq!(all, brute_all(mesh, ray, max_t), "all-hits {ray:?}");
     }
     for query in boxes(mesh, seed ^ 1, 40) {
         tree.query_aabb(&query, &mut scratch, &mut found);
@@ -360,8 +360,8 @@ fn bad_rays_and_boxes_hit_nothing() {
     let mut s = Scratch::new();
     let good = Ray::new(Vec3::new(2.5, 5.0, 2.5), Vec3::NEG_Y);
     assert!(tree.cast_ray(&mesh, &good, 100.0, &mut s).is_some());
-    for t_max in [f32::NAN, -1.0] {
-        assert!(tree.cast_ray(&mesh, &good, t_max, &mut s).is_none());
+    for max_t in [f32::NAN, -1.0] {
+        assert!(tree.cast_ray(&mesh, &good, max_t, &mut s).is_none());
     }
     for ray in [
         Ray::new(Vec3::new(2.5, 5.0, 2.5), Vec3::ZERO),
@@ -468,10 +468,10 @@ fn rays_on_split_planes_with_signed_zero_directions() {
     }
 }
 
-/// A hit at exactly `t_max` on the root box's surface: the computed entry into the box (1.0)
-/// lies an ulp past the hit (0.99999994), and the tree clipped the ray to the box with `t_max`
+/// A hit at exactly `max_t` on the root box's surface: the computed entry into the box (1.0)
+/// lies an ulp past the hit (0.99999994), and the tree clipped the ray to the box with `max_t`
 /// before widening, so the hit brute force finds was lost (an audit's single triangle; 422
-/// cases over its meshes). Every hit is then cast again with `t_max` at its own distance.
+/// cases over its meshes). Every hit is then cast again with `max_t` at its own distance.
 #[test]
 fn a_hit_at_t_max_on_the_root_box_is_found() {
     let mesh = IndexedMesh::new(

@@ -191,13 +191,13 @@ fn check_builds_against_brute_force<S: TriangleSource>(mesh: &S, seed: u64, rays
         let (origin, target) = (point(&mut unit), point(&mut unit));
         let origin = if i % 2 == 0 { Vec3::new(origin.x, b.max.y + 1.0, origin.z) } else { origin };
         let ray = Ray::new(origin, target - origin);
-        let t_max = 1e4;
+        let max_t = 1e4;
         let brute = usable
             .iter()
-            .filter_map(|&(id, tri)| ray_triangle(&ray, tri, t_max).map(|t| RayHit { t, triangle: id }))
+            .filter_map(|&(id, tri)| ray_triangle(&ray, tri, max_t).map(|t| RayHit { t, triangle: id }))
             .min_by(|x, y| x.t.total_cmp(&y.t).then(x.triangle.cmp(&y.triangle)));
-        assert_eq!(quality.cast_ray(mesh, &ray, t_max, &mut scratch), brute, "quality {ray:?}");
-        assert_eq!(fast.cast_ray(mesh, &ray, t_max, &mut scratch), brute, "fast {ray:?}");
+        assert_eq!(quality.cast_ray(mesh, &ray, max_t, &mut scratch), brute, "quality {ray:?}");
+        assert_eq!(fast.cast_ray(mesh, &ray, max_t, &mut scratch), brute, "fast {ray:?}");
         let centre = point(&mut unit);
         let half = b.size().max_element() * 0.05 * unit();
         let query = Aabb::new(centre - half, centre + half);
