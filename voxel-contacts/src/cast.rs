@@ -240,9 +240,11 @@ impl ShapeCaster {
             let touch = e.touch;
             let stuck = touch.t == 0.0 && options.stop_at_penetration && touch.depth > 0.0;
             let (hit, voids) = match touch.feature {
-                // A face touch the motion goes against is the hit; any other voids the face's
-                // boundary (the shape slides along the face or leaves it).
-                Local::Face => (stuck || touch.normal.dot(dir) < e.approach, true),
+                // A face touch the motion goes against is the hit; one the shape glides along or
+                // leaves voids the face's boundary.
+                // A face the motion is parallel to while the shape is inside its plane (a step's
+                // top when running into the step's side) is not glided on and voids nothing.
+                Local::Face => (stuck || touch.normal.dot(dir) < e.approach, touch.slides || touch.t == 0.0),
                 // A boundary touch while gliding within the skin of the triangle's own plane is
                 // no hit, and the triangle's boundary stays voided as for a face slid along.
                 _ if touch.slides && !stuck => (false, true),

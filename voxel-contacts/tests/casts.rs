@@ -491,7 +491,6 @@ fn a_turned_box_sliding_over_a_flat_sliver_does_not_snag() {
 }
 
 #[test]
-#[ignore = "known limit: the riser's touch is classified on its top edge, which the step's top voids; the box passes a 1 mm step"]
 fn a_tilted_box_resting_on_the_floor_stops_at_a_one_millimetre_step() {
     // The floor voided the riser's bottom edge; the riser then voided its own top edge, and the
     // box passed through the step.
