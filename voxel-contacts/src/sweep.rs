@@ -79,7 +79,7 @@ pub(crate) struct Motion {
 /// the motion runs into has a cosine far beyond both.
 pub(crate) fn approach_cos(t: &[Vec3; 3], dir: Vec3) -> f32 {
     let coord = t[0].abs().max(t[1].abs()).max(t[2].abs()).max_element();
-    let rounding = 8.0 * f32::EPSILON * (1.0 + coord);
+    let rounding = 32.0 * f32::EPSILON * (1.0 + coord);
     let span = t[0].distance(t[1]).max(t[1].distance(t[2])).max(t[2].distance(t[0]));
     let area2 = (t[1] - t[0]).cross(t[2] - t[0]).length();
     let height = if span > 0.0 { area2 / span } else { 0.0 };
