@@ -830,7 +830,7 @@ mod tests {
         let mut bp = Broadphase::build(&world, voxel_core::VoxelBox::new(IVec3::new(8, 0, 8), IVec3::new(56, 48, 56)))
             .expect("bounded region");
         // Chunks outside the grid, in the map.
-        bp.rebuild(&world, voxel_core::VoxelBox::new(IVec3::ZERO, IVec3::new(64, 48, 64)), &mut Vec::new())
+        bp.refresh(&world, voxel_core::VoxelBox::new(IVec3::ZERO, IVec3::new(64, 48, 64)), &mut Vec::new())
             .expect("bounded region");
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let special = [0.0, -0.0, 8.0, 7.999_999, 56.0, 55.5, f32::NAN, 1e9, -1e9];

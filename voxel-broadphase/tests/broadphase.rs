@@ -240,7 +240,7 @@ proptest! {
     #[test]
     fn queries_across_the_grid_edge_equal_brute_force(world in arb_world(), boxes in prop::collection::vec(arb_box(), 1..8)) {
         let mut bp = Broadphase::build(&world, VoxelBox::new(IVec3::splat(8), IVec3::splat(24))).unwrap();
-        bp.rebuild(&world, VoxelBox::new(IVec3::splat(-16), IVec3::splat(48)), &mut Vec::new()).unwrap();
+        bp.refresh(&world, VoxelBox::new(IVec3::splat(-16), IVec3::splat(48)), &mut Vec::new()).unwrap();
         let mut neighbours = bp.clone();
         neighbours.set_reach(Reach::Neighbours, &mut Vec::new());
         let mut hits = Vec::new();
@@ -297,7 +297,7 @@ proptest! {
         let brush = Brush::Sphere { center: Vec3::from(c), radius: r };
         let report = if carve { world.subtract(&brush) } else { world.add(&brush, materials::ROCK) }.unwrap();
         let mut events = Vec::new();
-        bp.rebuild(&world, report.dirty, &mut events).unwrap();
+        bp.refresh(&world, report.dirty, &mut events).unwrap();
         let fresh = build(&world);
         for key in VoxelBox::new(IVec3::splat(-2), IVec3::splat(6)).iter() {
             prop_assert_eq!(bp.chunk_class(key), fresh.chunk_class(key), "{}", key);
@@ -420,7 +420,7 @@ fn edits_report_pairs_of_objects_whose_chunks_changed() {
     let report = world
         .subtract(&Brush::Box { center: Vec3::new(16.0, 6.0, 16.0), half_extents: Vec3::new(6.0, 6.0, 6.0) })
         .unwrap();
-    bp.rebuild(&world, report.dirty, &mut events).unwrap();
+    bp.refresh(&world, report.dirty, &mut events).unwrap();
     assert!(!events.is_empty() && events.iter().all(|e| !e.added && e.object == 3), "{events:?}");
 }
 
@@ -464,7 +464,7 @@ fn rebuild_outside_the_first_region_uses_the_map_correctly() {
     {
         let b = Brush::Sphere { center: c, radius: 5.0 };
         let report = if i == 2 { world.subtract(&b) } else { world.add(&b, materials::ROCK) }.unwrap();
-        bp.rebuild(&world, report.dirty, &mut events).unwrap();
+        bp.refresh(&world, report.dirty, &mut events).unwrap();
     }
     let fresh = Broadphase::build(&world, VoxelBox::new(IVec3::splat(-48), IVec3::splat(80))).unwrap();
     for key in VoxelBox::new(IVec3::splat(-7), IVec3::splat(11)).iter() {
@@ -486,6 +486,6 @@ fn extreme_keys_and_regions_do_not_overflow() {
     let near_max = VoxelBox::new(IVec3::splat(i32::MAX - 16), IVec3::splat(i32::MAX));
     assert_eq!(Broadphase::build(&world, near_max).err(), Some(BroadphaseError::InvalidAabb));
     let near_min = VoxelBox::new(IVec3::splat(i32::MIN), IVec3::splat(i32::MIN + 8));
-    assert_eq!(bp.rebuild(&world, near_min, &mut Vec::new()), Err(BroadphaseError::InvalidAabb));
-    assert_eq!(bp.rebuild(&world, VoxelBox::EMPTY, &mut Vec::new()), Ok(0));
+    assert_eq!(bp.refresh(&world, near_min, &mut Vec::new()), Err(BroadphaseError::InvalidAabb));
+    assert_eq!(bp.refresh(&world, VoxelBox::EMPTY, &mut Vec::new()), Ok(0));
 }

@@ -255,7 +255,7 @@ impl TerrainCollider {
         let limit = VoxelBox::new(IVec3::splat(-MAX_WORLD_COORDINATE), IVec3::splat(MAX_WORLD_COORDINATE));
         let grown = self.world.union(&changed.intersection(&limit));
         let dirty = report.dirty.intersection(&limit.grow(DIRTY_PADDING));
-        outcome.rebuilt_chunks = self.broadphase.rebuild(&self.store, dirty, &mut outcome.pair_events)?;
+        outcome.rebuilt_chunks = self.broadphase.refresh(&self.store, dirty, &mut outcome.pair_events)?;
         // Growing the occupancy's box reads nothing (its table is sparse), so an edit far away
         // costs what the edit touches, not the box between it and the world.
         self.occupancy.grow_world(grown)?;
