@@ -291,6 +291,12 @@ impl Broadphase {
         self.chunks.len()
     }
 
+    /// Bytes of the chunk data (`memory().bytes`): the total every crate of the workspace reports
+    /// as `heap_bytes`; [`Broadphase::memory`] breaks it down.
+    pub fn heap_bytes(&self) -> usize {
+        self.memory().bytes
+    }
+
     /// Memory of the chunk data.
     pub fn memory(&self) -> MemoryStats {
         let partial_chunks = self.chunks.codes().filter(|c| index::is_partial(*c)).count();

@@ -186,6 +186,12 @@ impl Mesh {
         Aabb::from_points(self.positions.iter().copied())
     }
 
+    /// Bytes held by every attribute (`memory().total()`): the total every crate of the workspace
+    /// reports as `heap_bytes`; [`Mesh::memory`] breaks it down.
+    pub fn heap_bytes(&self) -> usize {
+        self.memory().total()
+    }
+
     /// Bytes held, by attribute.
     pub fn memory(&self) -> MeshMemory {
         let index_bytes = if self.wide { 4 * self.indices32.len() } else { 2 * self.indices16.len() };

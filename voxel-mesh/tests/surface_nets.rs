@@ -238,6 +238,7 @@ fn index_width_follows_the_vertex_count() {
     assert!(matches!(big.indices(), Indices::U32(_)));
     voxel_core::validate_triangles(&big).unwrap();
     assert_eq!(big.memory().indices, 4 * big.indices().len());
+    assert_eq!(big.heap_bytes(), big.memory().total());
 }
 
 /// A source that answers "uniform" and must not be read.

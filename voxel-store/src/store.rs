@@ -138,6 +138,12 @@ impl VoxelStore {
         }
     }
 
+    /// Bytes in use (`memory().bytes`): the total every crate of the workspace reports as
+    /// `heap_bytes`; [`VoxelStore::memory`] breaks it down.
+    pub fn heap_bytes(&self) -> usize {
+        self.memory().bytes
+    }
+
     /// Memory in use, counted from the chunk forms (the bench checks it against a counting
     /// allocator).
     pub fn memory(&self) -> MemoryStats {

@@ -216,6 +216,8 @@ fn empty_and_uniform_chunks_take_no_voxel_arrays() {
     assert_eq!(store.chunk_count(), 1, "the emptied chunk is dropped");
     let m = store.memory();
     assert_eq!((m.uniform_chunks, m.packed_chunks, m.dense_chunks), (1, 0, 0));
+    assert!(m.bytes > 0);
+    assert_eq!(store.heap_bytes(), m.bytes);
     assert_eq!(store.region_hint(chunk), RegionHint::Uniform(Voxel::new(-127, ROCK)));
     assert_eq!(store.region_hint(other), RegionHint::Uniform(Voxel::EMPTY));
 }
