@@ -184,6 +184,20 @@ impl ShapeCaster {
         let dir = motion / self.speed;
         // Events within this of the bound may still tie with it.
         let slack = 1e-5 * (1.0 + centre.abs().max_element() + ball) / self.speed;
+        // Boxes and hulls are placed once per cast (rotation matrix, box corners).
+        let data = match *shape {
+            Shape::Cuboid(b) => Some(BoxData::new(b.half_extents)),
+            _ => None,
+        };
+        let placed = match (*shape, &data) {
+            (Shape::Cuboid(b), Some(data)) => {
+                Some(sweep::placed(data.view(), b.pose.rotation, b.pose.translation, b.half_extents.max_element()))
+            }
+            (Shape::Convex { hull, pose }, _) => {
+                Some(sweep::placed(hull.view(), pose.rotation, pose.translation, hull.radius()))
+            }
+            _ => None,
+        };
         let mut bound = f32::INFINITY;
         self.events.clear();
         for &(enter, i) in &self.order {
@@ -192,19 +206,11 @@ impl ShapeCaster {
             }
             let tri = &candidates.positions[i as usize];
             m.approach = sweep::approach_cos(tri, dir);
-            let events = match *shape {
-                Shape::Sphere(s) => sweep::sphere(s.center, s.radius, &m, tri),
-                Shape::Capsule(c) => sweep::capsule(c.a, c.b, c.radius, &m, tri),
-                Shape::Cuboid(b) => {
-                    let data = BoxData::new(b.half_extents);
-                    let placed =
-                        sweep::placed(data.view(), b.pose.rotation, b.pose.translation, b.half_extents.max_element());
-                    sweep::polytope(&placed, &m, tri, &mut self.poly)
-                }
-                Shape::Convex { hull, pose } => {
-                    let placed = sweep::placed(hull.view(), pose.rotation, pose.translation, hull.radius());
-                    sweep::polytope(&placed, &m, tri, &mut self.poly)
-                }
+            let events = match (*shape, &placed) {
+                (Shape::Sphere(s), _) => sweep::sphere(s.center, s.radius, &m, tri),
+                (Shape::Capsule(c), _) => sweep::capsule(c.a, c.b, c.radius, &m, tri),
+                (_, Some(placed)) => sweep::polytope(placed, &m, tri, &mut self.poly),
+                (_, None) => continue,
             };
             for touch in [events.first, events.face].into_iter().flatten() {
                 if touch.t.is_finite() && touch.normal.is_finite() && touch.point.is_finite() {

@@ -16,7 +16,7 @@ use crate::contacts::{CandidateTriangle, Gather};
 use crate::{PhysicsError, Shape, TerrainCollider};
 
 /// The most travel, in voxels, of one piece of a cast (see the module docs).
-pub const CAST_PIECE: f32 = 4.0;
+pub const CAST_PIECE: f32 = 8.0;
 
 /// Where a cast against the terrain stops, and which triangle of which chunk it touched.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,6 +74,37 @@ impl TerrainCollider {
     ///
     /// The answer does not depend on the cache's state or the thread: candidates are gathered in
     /// a fixed chunk order and ties are broken by it.
+    ///
+    /// ```
+    /// use glam::{IVec3, Vec3};
+    /// use voxel_physics::voxel_contacts::Capsule;
+    /// use voxel_physics::voxel_store::generate::{self, materials};
+    /// use voxel_physics::{CastOptions, CastScratch, ColliderOptions, Shape, TerrainCollider, Voxel, VoxelBox, VoxelStore};
+    ///
+    /// // Flat ground: rock below y = 8 (the surface lies at y = 7.5), over 32 x 16 x 32 voxels.
+    /// let world = VoxelBox::new(IVec3::ZERO, IVec3::new(32, 16, 32));
+    /// let mut store = VoxelStore::with_palette(generate::palette());
+    /// generate::from_fn(&mut store, world, |p| {
+    ///     if p.y < 8 { Voxel::new(-64, materials::ROCK) } else { Voxel::new(64, materials::AIR) }
+    /// })?;
+    /// let collider = TerrainCollider::new(store, world, ColliderOptions::default())?;
+    ///
+    /// // A character's capsule standing on the ground, moving 20 voxels forward across chunk seams:
+    /// // nothing stops it.
+    /// let (feet, head) = (Vec3::new(4.0, 7.9, 4.0), Vec3::new(4.0, 9.1, 4.0));
+    /// let capsule = Shape::Capsule(Capsule { a: feet, b: head, radius: 0.4 });
+    /// let forward = Vec3::new(1.0, 0.0, 0.8);
+    /// let options = CastOptions { max_t: 1.0, skin: 0.02, ..CastOptions::default() };
+    /// let mut scratch = CastScratch::new();
+    /// assert!(collider.cast_shape(&capsule, forward * 20.0, &options, &mut scratch)?.is_none());
+    ///
+    /// // Falling, it lands a skin above the ground with the ground's normal.
+    /// let hit = collider.cast_shape(&capsule, Vec3::new(0.0, -4.0, 0.0), &options, &mut scratch)?;
+    /// let hit = hit.expect("it lands");
+    /// assert_eq!(hit.hit.t, 0.0); // it already rests within the skin, pressing down
+    /// assert!(hit.hit.normal.y > 0.9999);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///
