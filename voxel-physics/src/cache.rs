@@ -1,6 +1,6 @@
 //! The lazy narrowphase: one Surface Nets mesh and one kD tree per 8^3 chunk, built on first need
-//! and kept in a cache with a memory bound, least recently used out (seed
-//! `000_ce04cac11e01e96d.txt`, "Narrowphase: analysis & plan": "we started doing lazy generation
+//! and kept in a cache with a memory bound, least recently used out (Kapoulkine's
+//! "Voxel Terrain: Physics", "Narrowphase: analysis & plan": "we started doing lazy generation
 //! of collision objects ... and would keep a cache of the resulting objects so that the memory
 //! overhead remained manageable").
 //!
@@ -19,12 +19,12 @@ use voxel_core::{TriangleSource, VoxelBox, VoxelSource};
 use voxel_kdtree::KdTree;
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 
-/// Edge of a physics chunk, in voxels (the seed's 8^3 chunks, as the broadphase's).
+/// Edge of a physics chunk, in voxels (the article's 8^3 chunks, as the broadphase's).
 pub const PHYSICS_CHUNK_EDGE: i32 = 8;
 
 /// The triangles of one chunk, as physics keeps them: positions, `u16` indices (an 8^3 chunk has
 /// at most 9^3 vertices) and one material per triangle. About 12.5 bytes per triangle, as the
-/// seed's mesh.
+/// article's mesh.
 ///
 /// Triangles `2q` and `2q + 1` are quad `q` of the Surface Nets mesh (the `voxel-mesh` split), wound
 /// counter-clockwise seen from outside the solid; positions are world coordinates.

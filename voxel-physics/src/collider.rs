@@ -1,5 +1,5 @@
 //! The terrain collider: a voxel-store world with the broadphase, the narrowphase cache and the ray
-//! marcher's occupancy kept current with it (seed `000_ce04cac11e01e96d.txt`, the whole article).
+//! marcher's occupancy kept current with it (Kapoulkine's "Voxel Terrain: Physics", the whole article).
 
 use std::sync::Arc;
 
@@ -43,7 +43,7 @@ pub struct EditOutcome {
     pub pair_events: Vec<PairEvent>,
 }
 
-/// Voxel terrain physics over a [`VoxelStore`]: the seed's bit broadphase, a lazily built and
+/// Voxel terrain physics over a [`VoxelStore`]: the article's bit broadphase, a lazily built and
 /// bounded narrowphase (one Surface Nets mesh and kD tree per 8^3 chunk), ray casts on the
 /// smooth surface, ray marching on the blocky view, contacts and detached islands.
 ///

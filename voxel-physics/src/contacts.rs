@@ -1,6 +1,6 @@
-//! Contacts between a shape and the terrain surface (seed `000_ce04cac11e01e96d.txt`, "Narrowphase:
+//! Contacts between a shape and the terrain surface (Kapoulkine's "Voxel Terrain: Physics", "Narrowphase:
 //! analysis & plan": "a set of triangles is extracted from the tree using a simple AABB query; each
-//! triangle gets collided with the target primitive"), with seed 001's voided features so that
+//! triangle gets collided with the target primitive"), with Terdiman's voided features ("Contact generation for meshes") so that
 //! neither internal edges nor chunk seams make ghost contacts.
 //!
 //! The broadphase names the chunks whose dilated solid bits the shape's box touches; the geometry

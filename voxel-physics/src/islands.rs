@@ -1,4 +1,4 @@
-//! Disjoint terrain regions (seed `000_ce04cac11e01e96d.txt`, "Future work": "Whenever you modified
+//! Disjoint terrain regions (Kapoulkine's "Voxel Terrain: Physics", "Future work": "Whenever you modified
 //! voxel data, our prototype performed a basic connectivity analysis and converted all disjoint
 //! connected voxel regions into a freely moving object. Computing collisions for this in real-time
 //! most likely involves approximating the shape with a convex hull").
@@ -37,7 +37,7 @@ pub enum Anchor {
 /// The collision shape made for each island.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum IslandShape {
-    /// The convex hull of the island's mesh vertices (the seed's suggestion). The default.
+    /// The convex hull of the island's mesh vertices (the article's suggestion). The default.
     #[default]
     Hull,
     /// A convex-hacd decomposition of the island's mesh, for concave pieces.

@@ -1,5 +1,5 @@
-//! Voxel terrain physics the way Roblox describes it (seed `000_ce04cac11e01e96d.txt`, "Voxel
-//! Terrain: Physics"): the umbrella over the workspace's crates, and the [`TerrainCollider`] that
+//! Voxel terrain physics the way Roblox describes it (Arseny Kapoulkine, "Voxel Terrain: Physics",
+//! Roblox blog, 2018): the umbrella over the workspace's crates, and the [`TerrainCollider`] that
 //! composes them.
 //!
 //! Depend on this crate alone and every piece is here, under its own crate's name
@@ -56,7 +56,7 @@
 //! - Voxel units, `y` up, the workspace's axis order. Surface Nets treat voxel `p` as the grid
 //!   point `p` (meshes, ray casts, contacts); the blocky view treats it as the cell `[p, p + 1)`
 //!   (ray marching).
-//! - Physics chunks are 8^3 voxels (the seed's), keyed by voxel coordinates divided by 8, floored;
+//! - Physics chunks are 8^3 voxels (the article's), keyed by voxel coordinates divided by 8, floored;
 //!   chunk `k`'s mesh holds the quads of the grid edges whose lower end lies in it, so its triangles
 //!   reach one voxel below the chunk. Neighbouring chunk meshes share no vertex ids: contacts gather
 //!   the candidate triangles of every chunk a shape touches into one set and recognise shared edges

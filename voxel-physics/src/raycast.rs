@@ -1,4 +1,4 @@
-//! Ray casts against the smooth surface (seed `000_ce04cac11e01e96d.txt`, "Narrowphase: analysis &
+//! Ray casts against the smooth surface (Kapoulkine's "Voxel Terrain: Physics", "Narrowphase: analysis &
 //! plan": "when performing raycasts, a simple ray-AABB tree query is ran; each matching leaf node
 //! is intersected with the ray. The closest point is kept and returned as the result"), over the
 //! 8^3 chunks a ray crosses.
