@@ -40,7 +40,7 @@
 //! # How a query flows
 //!
 //! ```text
-//! edit ──► VoxelStore ──dirty box──► Broadphase::rebuild (+ pair events) ─┐
+//! edit ──► VoxelStore ──dirty box──► Broadphase::refresh (+ pair events) ─┐
 //!                         │        ─► Occupancy::refresh                  │ all inside the edit
 //!                         │        ─► cache: drop the chunks it touches ──┘ (&mut self)
 //!                         ▼
