@@ -126,9 +126,9 @@ fn demo(args: &[String]) -> Result<(), String> {
     run(cmd.args(parsed.to_args(&cwd)))?;
     if rapier {
         println!(
-            "\nxtask demo: the rapier stage (cargo run --release -p voxel-rapier --example demo; rapier3d's first release build takes minutes)."
+            "\nxtask demo: the rapier stage (cargo run --release -p voxel-rapier --example rapier_demo; rapier3d's first release build takes minutes)."
         );
-        run(cargo().args(["run", "--release", "-p", "voxel-rapier", "--example", "demo"]))?;
+        run(cargo().args(["run", "--release", "-p", "voxel-rapier", "--example", "rapier_demo"]))?;
     }
     Ok(())
 }

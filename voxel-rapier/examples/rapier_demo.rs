@@ -2,7 +2,7 @@
 //! some of them, a rock cut loose as a dynamic hull body, and a capsule character walking across
 //! the chunk seams. Prints the per-step time and contact counts of each phase.
 //!
-//! `cargo run --release -p voxel-rapier --example demo`
+//! `cargo run --release -p voxel-rapier --example rapier_demo`
 
 use std::time::Instant;
 
