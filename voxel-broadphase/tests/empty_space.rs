@@ -4,71 +4,13 @@
 //! A counting allocator measures what a build keeps and the peak it reaches. One test function
 //! only, so no other test of this binary allocates while it measures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use glam::{IVec3, Vec3};
 use voxel_broadphase::Broadphase;
 use voxel_core::{Aabb, Voxel, VoxelBox, VoxelSource};
 use voxel_store::{VoxelStore, generate};
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-
-/// The system allocator, counting the bytes live and the peak since the last reset.
-struct Counting;
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
-// are atomics and never affect the memory returned.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grow(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grow(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is; `ptr` came from `System` with `layout`.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            grow(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
-
-fn grow(bytes: isize) {
-    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
-    PEAK.fetch_max(live, Ordering::SeqCst);
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f`; returns its value, the bytes it left allocated and the most it had allocated at once
-/// (both above what was live before).
-fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
-    let before = LIVE.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
-    let value = f();
-    let after = LIVE.load(Ordering::SeqCst);
-    (value, (after - before).max(0) as usize, (PEAK.load(Ordering::SeqCst) - before).max(0) as usize)
-}
+static BYTES: voxel_testdata::ByteCounter = voxel_testdata::ByteCounter::new();
 
 const KIB: usize = 1 << 10;
 
@@ -89,7 +31,7 @@ fn empty_space_costs_almost_nothing() {
     // Warm-up: the first build starts rayon's threads and seeds the hasher, kept for the process.
     Broadphase::build(&VoxelStore::new(), region).unwrap();
     // An empty store says it holds nothing: nothing is visited.
-    let (bp, kept, peak) = measure(|| Broadphase::build(&VoxelStore::new(), region));
+    let (bp, kept, peak) = BYTES.measure(|| Broadphase::build(&VoxelStore::new(), region));
     let bp = bp.unwrap();
     assert!(kept <= 16 * KIB && peak <= 256 * KIB, "empty store: kept {kept}, peak {peak}");
     assert_eq!(bp.chunk_count(), 0);
@@ -97,7 +39,7 @@ fn empty_space_costs_almost_nothing() {
 
     // A small sphere in a corner of the big region: the chunks around it, not the region.
     let store = generate::sphere(Vec3::new(1900.0, 200.0, 100.0), 6.0).unwrap();
-    let (bp, kept, peak) = measure(|| Broadphase::build(&store, region));
+    let (bp, kept, peak) = BYTES.measure(|| Broadphase::build(&store, region));
     let bp = bp.unwrap();
     assert!(kept <= 64 * KIB && peak <= 512 * KIB, "sphere: kept {kept}, peak {peak}");
     let mut hits = Vec::new();
@@ -109,7 +51,7 @@ fn empty_space_costs_almost_nothing() {
     // one result while it is built: the peak is the chunk table (4 bytes a chunk) and little more.
     let region = VoxelBox::new(IVec3::ZERO, IVec3::new(1024, 256, 1024));
     let chunks = region.grow(1).chunk_keys(8).volume() as usize;
-    let (bp, kept, peak) = measure(|| Broadphase::build(&Unbounded, region));
+    let (bp, kept, peak) = BYTES.measure(|| Broadphase::build(&Unbounded, region));
     assert_eq!(bp.unwrap().chunk_count(), 0);
     assert!(kept <= 4 * chunks + 16 * KIB, "unbounded: kept {kept} for {chunks} chunks");
     assert!(peak <= 4 * chunks + 2048 * KIB, "unbounded: peak {peak} for {chunks} chunks");

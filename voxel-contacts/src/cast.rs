@@ -45,6 +45,18 @@ pub struct CastOptions {
     pub keys: FeatureKeys,
 }
 
+impl CastOptions {
+    /// Checks a cast's input as [`ShapeCaster::cast`] does, without casting.
+    ///
+    /// # Errors
+    ///
+    /// As [`ShapeCaster::cast`].
+    pub fn check(&self, shape: &Shape<'_>, motion: Vec3) -> Result<(), ContactError> {
+        shape.validate()?;
+        validate(motion, self)
+    }
+}
+
 impl Default for CastOptions {
     /// `max_t = 1`, no skin, not stopping at penetration, position keys.
     fn default() -> Self {
@@ -154,8 +166,7 @@ impl ShapeCaster {
         candidates: &Candidates,
         options: &CastOptions,
     ) -> Result<Option<CastHit>, ContactError> {
-        shape.validate()?;
-        validate(motion, options)?;
+        options.check(shape, motion)?;
         let mut m = Motion { d: motion, max_t: options.max_t, skin: options.skin, approach: APPROACH_COS };
         self.speed = motion.length();
         // A triangle can only be touched if its box, grown by the shape's box and the skin, meets

@@ -382,7 +382,7 @@ pub enum Shape<'a> {
     },
 }
 
-impl Shape<'_> {
+impl<'a> Shape<'a> {
     /// The shape's bounding box in the mesh's frame (grow it by the contact distance for the
     /// midphase query). [`Aabb::EMPTY`] when the shape's parameters are not finite.
     pub fn aabb(&self) -> Aabb {
@@ -404,6 +404,21 @@ impl Shape<'_> {
                 Aabb::from_points(hull.points.iter().map(|&p| pose.transform_point(p)))
             }
         }
+    }
+
+    /// The shape moved by `v` (a cast's pose at `t` is `shape.translated(motion * t)`).
+    pub fn translated(&self, v: Vec3) -> Shape<'a> {
+        let mut s = *self;
+        match &mut s {
+            Shape::Sphere(b) => b.center += v,
+            Shape::Capsule(c) => {
+                c.a += v;
+                c.b += v;
+            }
+            Shape::Cuboid(b) => b.pose.translation += v,
+            Shape::Convex { pose, .. } => pose.translation += v,
+        }
+        s
     }
 
     /// Checks the parameters: finite and within [`MAX_SHAPE_COORDINATE`](crate::MAX_SHAPE_COORDINATE),

@@ -614,10 +614,12 @@ pub(crate) fn polytope(shape: &Placed<'_>, m: &Motion, world: &[Vec3; 3], scratc
     for k in 0..3 {
         let e = t[(k + 1) % 3] - t[k];
         for &dir in poly.directions {
-            let Some(a) = e.cross(dir).try_normalize() else { continue };
-            if e.cross(dir).length_squared() <= 1e-8 * e.length_squared() {
+            // Edges (nearly) parallel add no axis the faces do not already test.
+            let c = e.cross(dir);
+            if c.length_squared() <= 1e-8 * e.length_squared() {
                 continue;
             }
+            let a = c.normalize();
             if !sweep.axis(a, poly.project(a), tri_project(&t, a), a.dot(d), skin, Axis::Edge(k as u8, a), tie) {
                 return Events::default();
             }

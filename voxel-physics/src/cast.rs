@@ -9,7 +9,7 @@
 
 use glam::Vec3;
 use rayon::prelude::*;
-use voxel_contacts::{CastHit, CastOptions, Pose, ShapeCaster};
+use voxel_contacts::{CastHit, CastOptions, ShapeCaster};
 use voxel_core::Aabb;
 
 use crate::contacts::{CandidateTriangle, Gather};
@@ -48,21 +48,6 @@ impl CastScratch {
     pub fn new() -> Self {
         Self::default()
     }
-}
-
-/// The shape moved by `v`.
-fn translated<'a>(shape: &Shape<'a>, v: Vec3) -> Shape<'a> {
-    let mut s = *shape;
-    match &mut s {
-        Shape::Sphere(b) => b.center += v,
-        Shape::Capsule(c) => {
-            c.a += v;
-            c.b += v;
-        }
-        Shape::Cuboid(b) => b.pose.translation += v,
-        Shape::Convex { pose, .. } => *pose = Pose::new(pose.rotation, pose.translation + v),
-    }
-    s
 }
 
 impl TerrainCollider {
@@ -135,7 +120,7 @@ impl TerrainCollider {
         for k in 0..pieces {
             let t0 = if k == 0 { 0.0f32.max(start) } else { start + step * k as f32 };
             let t1 = if k + 1 == pieces { end } else { start + step * (k + 1) as f32 };
-            let moved = translated(shape, motion * t0);
+            let moved = shape.translated(motion * t0);
             let (lo, hi) = (base.min + motion * t0, base.max + motion * t0);
             let swept = Aabb::new(lo, hi).union(&Aabb::new(lo + motion * (t1 - t0), hi + motion * (t1 - t0)));
             let bounds = swept.grow(options.skin + 1e-3);

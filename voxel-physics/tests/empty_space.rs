@@ -3,72 +3,14 @@
 //! A counting allocator measures the bytes a collider keeps and the peak an edit reaches. One test
 //! function only, so no other test of this binary allocates while it measures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use glam::{IVec3, Vec3};
 use voxel_broadphase::BroadphaseError;
 use voxel_core::{Ray, Voxel, VoxelBox};
 use voxel_physics::{Brush, ColliderOptions, PhysicsError, TerrainCollider, VoxelStore};
 use voxel_store::generate;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-
-/// The system allocator, counting the bytes live and the peak since the last reset.
-struct Counting;
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
-// are atomics and never affect the memory returned.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grow(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grow(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is; `ptr` came from `System` with `layout`.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            grow(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
-
-fn grow(bytes: isize) {
-    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
-    PEAK.fetch_max(live, Ordering::SeqCst);
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f`; returns its value, the bytes it left allocated and the most it had allocated at once
-/// (both above what was live before).
-fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
-    let before = LIVE.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
-    let value = f();
-    let after = LIVE.load(Ordering::SeqCst);
-    (value, (after - before).max(0) as usize, (PEAK.load(Ordering::SeqCst) - before).max(0) as usize)
-}
+static BYTES: voxel_testdata::ByteCounter = voxel_testdata::ByteCounter::new();
 
 const KIB: usize = 1 << 10;
 
@@ -81,7 +23,8 @@ fn empty_space_costs_almost_nothing() {
     let world = VoxelBox::new(IVec3::ZERO, IVec3::new(2048, 256, 2048));
     // Warm-up: the first build starts rayon's threads and seeds the hasher, kept for the process.
     TerrainCollider::new(generate::sphere(Vec3::splat(8.0), 3.0).unwrap(), world, ColliderOptions::default()).unwrap();
-    let (collider, kept, peak) = measure(|| TerrainCollider::new(VoxelStore::new(), world, ColliderOptions::default()));
+    let (collider, kept, peak) =
+        BYTES.measure(|| TerrainCollider::new(VoxelStore::new(), world, ColliderOptions::default()));
     let collider = collider.unwrap();
     assert!(kept <= 16 * KIB && peak <= 256 * KIB, "an empty world kept {kept} bytes, peaked at {peak}");
     // It still answers: nothing there.
@@ -95,7 +38,7 @@ fn empty_space_costs_almost_nothing() {
         TerrainCollider::new(store, VoxelBox::new(IVec3::ZERO, IVec3::splat(64)), ColliderOptions::default()).unwrap();
     let far = Vec3::new(130_000.0, 10.0, 130_000.0);
     let brush = Brush::Sphere { center: far, radius: 2.0 };
-    let (outcome, kept, peak) = measure(|| collider.add(&brush, generate::materials::ROCK));
+    let (outcome, kept, peak) = BYTES.measure(|| collider.add(&brush, generate::materials::ROCK));
     assert!(outcome.unwrap().report.changed_voxels > 0);
     assert!(kept <= 1024 * KIB && peak <= 2048 * KIB, "a far edit kept {kept} bytes, peaked at {peak}");
     assert!(collider.world().contains(far.as_ivec3()));
@@ -118,7 +61,8 @@ fn empty_space_costs_almost_nothing() {
     let rock = Voxel::new(-50, generate::materials::ROCK);
     store.set(IVec3::ZERO, rock).unwrap();
     store.set(world.max - IVec3::ONE, rock).unwrap();
-    let (result, _, peak) = measure(|| TerrainCollider::new(store, world, ColliderOptions::default()).map(|_| ()));
+    let (result, _, peak) =
+        BYTES.measure(|| TerrainCollider::new(store, world, ColliderOptions::default()).map(|_| ()));
     assert!(matches!(result, Err(PhysicsError::Broadphase(BroadphaseError::TooLarge))), "{result:?}");
     assert!(peak <= 1024 * KIB, "refusing took {peak} bytes");
     assert!(TerrainCollider::new(VoxelStore::new(), world, ColliderOptions::default()).is_ok());

@@ -4,71 +4,13 @@
 //! A counting allocator measures what a build keeps and the peak it reaches. One test function
 //! only, so no other test of this binary allocates while it measures.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
-
 use glam::{IVec3, Vec3};
 use voxel_core::{Ray, Voxel, VoxelBox, VoxelSource};
 use voxel_raymarch::Occupancy;
 use voxel_store::{Brush, VoxelStore, generate};
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-static PEAK: AtomicIsize = AtomicIsize::new(0);
-
-/// The system allocator, counting the bytes live and the peak since the last reset.
-struct Counting;
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
-// are atomics and never affect the memory returned.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grow(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grow(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System` with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is; `ptr` came from `System` with `layout`.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            grow(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
-
-fn grow(bytes: isize) {
-    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
-    PEAK.fetch_max(live, Ordering::SeqCst);
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f`; returns its value, the bytes it left allocated and the most it had allocated at once
-/// (both above what was live before).
-fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
-    let before = LIVE.load(Ordering::SeqCst);
-    PEAK.store(before, Ordering::SeqCst);
-    let value = f();
-    let after = LIVE.load(Ordering::SeqCst);
-    (value, (after - before).max(0) as usize, (PEAK.load(Ordering::SeqCst) - before).max(0) as usize)
-}
+static BYTES: voxel_testdata::ByteCounter = voxel_testdata::ByteCounter::new();
 
 const KIB: usize = 1 << 10;
 
@@ -90,7 +32,7 @@ fn empty_space_costs_almost_nothing() {
     // Warm-up: the first build starts rayon's threads, kept for the process.
     Occupancy::build(&generate::sphere(Vec3::splat(8.0), 3.0).unwrap(), VoxelBox::new(IVec3::ZERO, IVec3::splat(16)))
         .unwrap();
-    let (occ, kept, peak) = measure(|| Occupancy::build(&VoxelStore::new(), world));
+    let (occ, kept, peak) = BYTES.measure(|| Occupancy::build(&VoxelStore::new(), world));
     let occ = occ.unwrap();
     assert!(kept <= 4 * KIB && peak <= 256 * KIB, "empty store: kept {kept}, peak {peak}");
     assert!(occ.cast(&Ray::new(Vec3::new(3.5, 200.0, 3.5), Vec3::NEG_Y), 1e4).is_none());
@@ -100,7 +42,7 @@ fn empty_space_costs_almost_nothing() {
     let world = VoxelBox::new(IVec3::ZERO, IVec3::new(1024, 256, 1024));
     let chunks = world.chunk_keys(32).volume() as usize;
     Occupancy::build(&Unbounded, world).unwrap(); // warm-up: every rayon thread takes part
-    let (occ, kept, peak) = measure(|| Occupancy::build(&Unbounded, world));
+    let (occ, kept, peak) = BYTES.measure(|| Occupancy::build(&Unbounded, world));
     assert_eq!(occ.unwrap().stored_chunks(), 0);
     assert!(kept <= 4 * KIB, "unbounded: kept {kept} for {chunks} chunks");
     assert!(peak <= 4 * chunks + 512 * KIB, "unbounded: peak {peak} for {chunks} chunks");
@@ -112,7 +54,7 @@ fn empty_space_costs_almost_nothing() {
     let (a, b) = (IVec3::new(0, 0, 0), IVec3::new(40_000, 3, 40_000));
     store.set(a, rock).unwrap();
     store.set(b, rock).unwrap();
-    let (occ, kept, _) = measure(|| Occupancy::build(&store, VoxelBox::new(a, b + IVec3::ONE)));
+    let (occ, kept, _) = BYTES.measure(|| Occupancy::build(&store, VoxelBox::new(a, b + IVec3::ONE)));
     let occ = occ.unwrap();
     assert!(kept <= 32 * KIB, "two far voxels: kept {kept}");
     assert!(occ.is_solid(a) && occ.is_solid(b) && !occ.is_solid(IVec3::new(20_000, 0, 20_000)));
@@ -126,7 +68,7 @@ fn empty_space_costs_almost_nothing() {
     let before = occ.heap_bytes();
     let far = Vec3::new(130_000.0, 10.0, 130_000.0);
     let report = store.add(&Brush::Sphere { center: far, radius: 2.0 }, generate::materials::ROCK).unwrap();
-    let (result, kept, peak) = measure(|| {
+    let (result, kept, peak) = BYTES.measure(|| {
         occ.grow_world(report.dirty)?;
         occ.refresh(&store, report.dirty)
     });

@@ -17,7 +17,7 @@
 mod alloc;
 mod rng;
 
-pub use alloc::CountingAllocator;
+pub use alloc::{ByteCounter, CountingAllocator};
 pub use rng::{Rng, mix};
 
 use std::fmt;

@@ -1075,9 +1075,9 @@ fn sweep_stage(collider: &TerrainCollider, shapes: &[(u32, Shape<'_>)], seam: &[
         for motion in [Vec3::X * 16.0, Vec3::Z * 16.0, Vec3::new(11.3, 0.0, -11.3)] {
             // The seam shapes are pressed 0.02-0.05 into the pad: lifted to rest on it.
             let lifted = match shape {
-                Shape::Sphere(_) => lift(shape, 0.05),
-                Shape::Cuboid(_) => lift(shape, 0.03),
-                _ => lift(shape, 0.02),
+                Shape::Sphere(_) => shape.translated(Vec3::Y * 0.05),
+                Shape::Cuboid(_) => shape.translated(Vec3::Y * 0.03),
+                _ => shape.translated(Vec3::Y * 0.02),
             };
             slides += 1;
             snags += usize::from(collider.cast_shape(&lifted, motion, &options, &mut scratch)?.is_some());
@@ -1095,21 +1095,6 @@ fn sweep_stage(collider: &TerrainCollider, shapes: &[(u32, Shape<'_>)], seam: &[
             casts.len()
         ),
     })
-}
-
-/// The shape moved up by `dy`.
-fn lift<'a>(shape: &Shape<'a>, dy: f32) -> Shape<'a> {
-    let mut s = *shape;
-    match &mut s {
-        Shape::Sphere(b) => b.center.y += dy,
-        Shape::Capsule(c) => {
-            c.a.y += dy;
-            c.b.y += dy;
-        }
-        Shape::Cuboid(b) => b.pose.translation.y += dy,
-        Shape::Convex { pose, .. } => pose.translation.y += dy,
-    }
-    s
 }
 
 fn escape_html(text: &str) -> String {
