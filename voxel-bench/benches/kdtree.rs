@@ -435,11 +435,14 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
     let mut scratch = Scratch::for_tree(&case.ours);
     let mut found = Vec::new();
     let (mut ours, mut exact, mut parry, mut fastest, mut medium, mut quality) = (0, 0, 0, 0, 0, 0);
+    let mut quality_bounds = 0;
     for b in boxes {
         case.ours.query_aabb(b, &mut scratch, &mut found);
         ours += found.len();
         case.quality.query_aabb(b, &mut scratch, &mut found);
         quality += found.len();
+        case.quality.query_aabb_bounds(&case.mesh, b, &mut scratch, &mut found);
+        quality_bounds += found.len();
         case.ours.query_aabb_exact(&case.mesh, b, &mut scratch, &mut found);
         exact += found.len();
         parry += case.parry.bvh().intersect_aabb(&parry_aabb(b)).count();
@@ -449,6 +452,7 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
     let per = |n: usize| n as f64 / boxes.len() as f64;
     figure(&format!("kdtree/boxes/{name}/candidates/ours"), per(ours), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/ours-quality"), per(quality), "per box");
+    figure(&format!("kdtree/boxes/{name}/candidates/ours-quality-bounds"), per(quality_bounds), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/parry3d"), per(parry), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/obvhs-fastest"), per(fastest), "per box");
     figure(&format!("kdtree/boxes/{name}/candidates/obvhs-medium"), per(medium), "per box");
@@ -474,6 +478,17 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
                 })
                 .sum()
         };
+        let (mut f3, mut s3) = (Vec::new(), Scratch::new());
+        // Triangle-box candidates, the same set as parry's.
+        let mut quality_bounds = || {
+            boxes
+                .iter()
+                .map(|b| {
+                    case.quality.query_aabb_bounds(&case.mesh, b, &mut s3, &mut f3);
+                    f3.len() as f64
+                })
+                .sum()
+        };
         let mut parry = || boxes.iter().map(|b| case.parry.bvh().intersect_aabb(&parry_aabb(b)).count() as f64).sum();
         let mut fastest = || boxes.iter().map(|b| obvhs_candidates(&case.fastest, b) as f64).sum();
         let mut medium = || boxes.iter().map(|b| obvhs_candidates(&case.medium, b) as f64).sum();
@@ -483,6 +498,7 @@ fn box_group(c: &mut Criterion, case: &Case, boxes: &[Aabb]) {
             &mut [
                 ("ours", &mut ours),
                 ("ours-quality", &mut quality),
+                ("ours-quality-bounds", &mut quality_bounds),
                 ("parry3d", &mut parry),
                 ("obvhs-fastest", &mut fastest),
                 ("obvhs-medium", &mut medium),

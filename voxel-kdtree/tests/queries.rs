@@ -232,6 +232,12 @@ fn check_tree(tree: &KdTree, mesh: &IndexedMesh, seed: u64, max_depth: u32) {
         let expect: Vec<u32> =
             usable(mesh).filter(|(_, t)| triangle_overlaps_aabb(*t, &query)).map(|(id, _)| id).collect();
         assert_eq!(found, expect, "exact {query:?}");
+        // Bounding-box candidates: exactly the stored triangles whose boxes touch the query.
+        tree.query_aabb_bounds(mesh, &query, &mut scratch, &mut found);
+        found.sort_unstable();
+        let expect: Vec<u32> =
+            usable(mesh).filter(|(_, t)| Aabb::from_points(*t).overlaps(&query)).map(|(id, _)| id).collect();
+        assert_eq!(found, expect, "bounds {query:?}");
     }
 }
 
@@ -377,10 +383,14 @@ fn bad_rays_and_boxes_hit_nothing() {
         assert!(out.is_empty());
         tree.query_aabb_exact(&mesh, &b, &mut s, &mut out);
         assert!(out.is_empty());
+        tree.query_aabb_bounds(&mesh, &b, &mut s, &mut out);
+        assert!(out.is_empty());
     }
     // Another source (different triangle count) gets nothing rather than a panic.
     let other = height_field(3, 2);
     assert!(tree.cast_ray(&other, &good, 100.0, &mut s).is_none());
+    tree.query_aabb_bounds(&other, &Aabb::new(Vec3::splat(-99.0), Vec3::splat(99.0)), &mut s, &mut out);
+    assert!(out.is_empty());
 }
 
 #[test]
