@@ -17,7 +17,7 @@ pub(crate) fn load_mesh(path: &Path) -> Result<IndexedMesh, String> {
         "stl" => stl_triangles(&bytes)?,
         _ => return Err("not an .obj or .stl file".to_owned()),
     };
-    IndexedMesh::new(positions, triangles).map_err(|e| e.to_string())
+    IndexedMesh::new(positions, triangles).map_err(|e| crate::chain(&e))
 }
 
 type Lists = (Vec<Vec3>, Vec<[u32; 3]>);

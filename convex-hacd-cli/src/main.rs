@@ -179,13 +179,26 @@ fn output_stem(out: &Path, below: &Path, input: &Path) -> PathBuf {
     out.join(below).join(format!("{stem}.hulls"))
 }
 
+/// An error and its causes, `outer: cause: ...`: each error's `Display` leaves its cause to
+/// [`source`](std::error::Error::source), so printing only `e.to_string()` would hide it.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 fn bake(input: &Path, stem: &Path, options: &DecomposeOptions, obj: bool, json: bool) -> Result<Baked, String> {
     let mesh = load::load_mesh(input)?;
     if mesh.triangle_count() == 0 {
         return Err("no triangles (empty, or no faces this loader understands)".to_owned());
     }
     let start = Instant::now();
-    let d: Decomposition = decompose(&mesh, options).map_err(|e| e.to_string())?;
+    let d: Decomposition = decompose(&mesh, options).map_err(|e| chain(&e))?;
     let seconds = start.elapsed().as_secs_f64();
     if d.hulls.is_empty() {
         return Err(format!(
@@ -228,7 +241,7 @@ fn main() -> ExitCode {
     let options = options(&matches);
     // Bad options are one message, not one per file.
     if let Err(e) = decompose(&voxel_core::IndexedMesh::default(), &options) {
-        eprintln!("hacd: {e}");
+        eprintln!("hacd: {}", chain(&e));
         return ExitCode::from(2);
     }
     let files = match mesh_files(&inputs) {
@@ -315,6 +328,15 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_is_printed_with_its_causes() {
+        let inner = voxel_core::Error::IndexOutOfRange { triangle: 0, index: 7, vertex_count: 3 };
+        let e = convex_hacd::DecomposeError::Mesh(inner.clone());
+        assert_eq!(chain(&e), format!("unusable mesh: {inner}"));
+        // A leaf error is its own text.
+        assert_eq!(chain(&inner), inner.to_string());
+    }
 
     #[test]
     fn the_command_is_well_formed() {

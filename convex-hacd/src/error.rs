@@ -50,7 +50,8 @@ impl std::error::Error for HullError {}
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum DecomposeError {
-    /// The triangle source names missing vertices or is too large.
+    /// The triangle source names missing vertices or is too large. The cause is the error's
+    /// [`source`](std::error::Error::source), not repeated in its `Display`.
     Mesh(voxel_core::Error),
     /// An option is out of range (the message names it).
     InvalidOptions(&'static str),
@@ -59,7 +60,7 @@ pub enum DecomposeError {
 impl fmt::Display for DecomposeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DecomposeError::Mesh(e) => write!(f, "unusable mesh: {e}"),
+            DecomposeError::Mesh(_) => f.write_str("unusable mesh"),
             DecomposeError::InvalidOptions(what) => write!(f, "invalid option: {what}"),
         }
     }
@@ -79,3 +80,41 @@ impl From<voxel_core::Error> for DecomposeError {
         DecomposeError::Mesh(e)
     }
 }
+
+/// Why [`tightness`](crate::tightness) could not score the hulls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TightnessError {
+    /// The input has no triangle with finite corners and a bounding box of some size.
+    EmptyInput,
+    /// A hull's triangle names a vertex it does not have.
+    BadHullIndex {
+        /// The hull, in the order given.
+        hull: usize,
+    },
+    /// A hull vertex is NaN or infinite.
+    NonFiniteHull {
+        /// The hull, in the order given.
+        hull: usize,
+    },
+    /// `samples` is 0 or `threshold` is negative, NaN or infinite.
+    InvalidOptions,
+    /// The input mesh's indices are unusable (a vertex index out of range, counts beyond `u32`).
+    BadMesh,
+}
+
+impl fmt::Display for TightnessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TightnessError::EmptyInput => f.write_str("the input mesh has no usable triangle"),
+            TightnessError::BadHullIndex { hull } => write!(f, "hull {hull} has a triangle index out of range"),
+            TightnessError::NonFiniteHull { hull } => write!(f, "hull {hull} has a NaN or infinite vertex"),
+            TightnessError::InvalidOptions => {
+                f.write_str("samples must be at least 1 and threshold non-negative and finite")
+            }
+            TightnessError::BadMesh => f.write_str("the input mesh names a vertex it does not have"),
+        }
+    }
+}
+
+impl std::error::Error for TightnessError {}

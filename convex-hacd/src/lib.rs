@@ -14,8 +14,8 @@ mod quantize;
 mod quickhull;
 mod recorder;
 
-pub use error::{DecomposeError, HullError};
+pub use error::{DecomposeError, HullError, TightnessError};
 pub use hacd::{ConvexHull, DecomposeOptions, Decomposition, MAX_SAMPLES, decompose};
 pub use hull::{DEFAULT_RELATIVE_TOLERANCE, Hull, convex_hull, convex_hull_with_tolerance};
-pub use metrics::{Tightness, TightnessError, TightnessOptions, tightness};
+pub use metrics::{Tightness, TightnessOptions, tightness};
 pub use recorder::{RecordedHull, Recorder, Step};

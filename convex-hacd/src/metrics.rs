@@ -34,6 +34,8 @@
 use glam::{DVec3, Vec3};
 use voxel_core::TriangleSource;
 
+pub use crate::error::TightnessError;
+
 /// Settings of [`tightness`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct TightnessOptions {
@@ -65,44 +67,6 @@ pub struct Tightness {
     /// The input's bounding-box diagonal, in input units.
     pub diagonal: f32,
 }
-
-/// Why [`tightness`] could not score the hulls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TightnessError {
-    /// The input has no triangle with finite corners and a bounding box of some size.
-    EmptyInput,
-    /// A hull's triangle names a vertex it does not have.
-    BadHullIndex {
-        /// The hull, in the order given.
-        hull: usize,
-    },
-    /// A hull vertex is NaN or infinite.
-    NonFiniteHull {
-        /// The hull, in the order given.
-        hull: usize,
-    },
-    /// `samples` is 0 or `threshold` is negative, NaN or infinite.
-    InvalidOptions,
-    /// The input mesh's indices are unusable (a vertex index out of range, counts beyond `u32`).
-    BadMesh,
-}
-
-impl core::fmt::Display for TightnessError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            TightnessError::EmptyInput => f.write_str("the input mesh has no usable triangle"),
-            TightnessError::BadHullIndex { hull } => write!(f, "hull {hull} has a triangle index out of range"),
-            TightnessError::NonFiniteHull { hull } => write!(f, "hull {hull} has a NaN or infinite vertex"),
-            TightnessError::InvalidOptions => {
-                f.write_str("samples must be at least 1 and threshold non-negative and finite")
-            }
-            TightnessError::BadMesh => f.write_str("the input mesh names a vertex it does not have"),
-        }
-    }
-}
-
-impl std::error::Error for TightnessError {}
 
 /// Scores how far `hulls` (each its vertices and triangles) stick out of `mesh`: see the
 /// [module documentation](self) for the definition and how open meshes are judged.

@@ -713,3 +713,35 @@ fn a_small_hole_does_not_shatter_a_closed_shape() {
         }
     }
 }
+
+/// A triangle source naming a vertex it does not have.
+struct BadIndex;
+
+impl TriangleSource for BadIndex {
+    fn vertex_count(&self) -> usize {
+        3
+    }
+    fn vertex(&self, index: u32) -> Vec3 {
+        Vec3::new(index as f32, (index * index) as f32, 0.0)
+    }
+    fn triangle_count(&self) -> usize {
+        1
+    }
+    fn triangle(&self, _: u32) -> [u32; 3] {
+        [0, 1, 7]
+    }
+}
+
+#[test]
+fn a_mesh_error_prints_its_cause_once_through_source() {
+    let err = decompose(&BadIndex, &DecomposeOptions::default()).unwrap_err();
+    let inner = match &err {
+        DecomposeError::Mesh(inner) => inner.to_string(),
+        other => panic!("expected a mesh error, got {other:?}"),
+    };
+    let source = std::error::Error::source(&err).expect("the mesh error is the source").to_string();
+    assert_eq!(source, inner);
+    // A chain printer (anyhow, the `hacd` command) shows the cause once: not in Display too.
+    assert!(!err.to_string().contains(&inner), "{err} repeats {inner}");
+    assert!(inner.contains('7'), "the cause names the index: {inner}");
+}
