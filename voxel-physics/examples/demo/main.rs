@@ -115,6 +115,8 @@ struct Demo<'a> {
     pad: Pad,
 }
 
+/// Runs the stages in order. What one stage makes for later ones (the object shapes, which borrow
+/// the polyhedra, and the tunnel's islands) passes through here; the rest lives in `Demo`.
 fn run(args: &Args) -> Result<(), Error> {
     // Everything that can be checked is checked before the first stage.
     std::fs::create_dir_all(&args.out).map_err(|e| format!("--out {}: {e}", args.out.display()))?;

@@ -10,8 +10,8 @@ use voxel_testdata::Rng;
 
 use crate::Error;
 
-/// A unit vector from three draws in the unit ball (the demo's own rejection rule, which its
-/// pictures and figures were drawn with).
+/// A unit vector from three draws in the unit ball. Not `Rng::direction`, whose rejection rule
+/// differs: a seed's shapes, and so its table and pictures, depend on these exact draws.
 pub(crate) fn unit_vector(rng: &mut Rng) -> Vec3 {
     loop {
         let v = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
