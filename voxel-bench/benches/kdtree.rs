@@ -22,7 +22,7 @@ use parry3d::query::RayCast;
 use parry3d::shape::TriMesh;
 use voxel_bench::alloc::{CountingAlloc, retained_bytes};
 use voxel_bench::workloads::Rng;
-use voxel_bench::{config, figure};
+use voxel_bench::{config, figure, shared_data, testdata};
 use voxel_core::{Aabb, Ray, TriangleSource, VoxelBox};
 use voxel_kdtree::{BuildOptions, CompactTree, KdTree, QuadTree, Scratch};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
@@ -789,6 +789,189 @@ fn meshing_group(c: &mut Criterion, world: &VoxelStore) {
     group.finish();
 }
 
+/// Three real meshes of different kinds (a CAD part, a robot wheel, a scanned figure) from the
+/// shared data, or the repository's copies of three others when it is absent.
+fn real_mesh_files() -> Vec<std::path::PathBuf> {
+    match shared_data() {
+        Some(dir) => ["cad/rocker-arm.obj", "robot/husky-wheel.stl", "classic/dragon-lowpoly.obj"]
+            .iter()
+            .map(|f| dir.join("meshes").join(f))
+            .collect(),
+        None => ["cad/featuretype.stl", "classic/dragon-lowpoly.obj", "torus/knot.obj"]
+            .iter()
+            .map(|f| testdata().join("meshes").join(f))
+            .collect(),
+    }
+}
+
+/// Build, closest-hit rays and box candidates on a real mesh, beside parry3d and obvhs
+/// `medium_build`, as figures only (min of interleaved runs): rays from outside the bounds aimed
+/// at a random point within them, rays in every direction from random points inside the bounds
+/// (the cave case: many start inside the solid), and boxes two mean edge lengths wide centred
+/// within one edge length of points where the outside rays hit.
+fn real_mesh_group(path: &std::path::Path) {
+    let Ok(mesh) = voxel_testdata::load_mesh(path) else {
+        eprintln!("skipping {}: not readable", path.display());
+        return;
+    };
+    let name = format!("mesh-{}", path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default());
+    let vertices = mesh.positions().to_vec();
+    let indices = mesh.triangles().to_vec();
+    let Ok(parry) = TriMesh::new(vertices.clone(), indices.clone()) else {
+        eprintln!("skipping {name}: parry3d refuses it");
+        return;
+    };
+    let tris: Vec<obvhs::triangle::Triangle> = (0..mesh.triangle_count() as u32)
+        .map(|t| {
+            let [a, b, c] = mesh.triangle_positions(t);
+            obvhs::triangle::Triangle { v0: a.into(), v1: b.into(), v2: c.into() }
+        })
+        .collect();
+    let ours = KdTree::build(&mesh).expect("a loaded mesh");
+    let quality = KdTree::build_with(&mesh, BuildOptions::QUALITY).expect("a loaded mesh");
+    let medium = obvhs_build(&tris, BvhBuildParams::medium_build());
+    let n = mesh.triangle_count();
+    figure(&format!("kdtree/{name}/triangles"), n as f64, "");
+    {
+        let mut b_ours = || KdTree::build(&mesh).expect("mesh").len() as f64;
+        let mut b_quality = || KdTree::build_with(&mesh, BuildOptions::QUALITY).expect("mesh").len() as f64;
+        let mut b_parry = || TriMesh::new(vertices.clone(), indices.clone()).map_or(0.0, |m| m.indices().len() as f64);
+        let mut b_medium = || obvhs_build(&tris, BvhBuildParams::medium_build()).nodes.len() as f64;
+        alternating_min(
+            &format!("kdtree/build/{name}/min-ns-per-triangle"),
+            n,
+            &mut [
+                ("ours", &mut b_ours),
+                ("ours-quality", &mut b_quality),
+                ("parry3d-with-input-clone", &mut b_parry),
+                ("obvhs-medium", &mut b_medium),
+            ],
+        );
+    }
+    let bounds = ours.bounds();
+    let (centre, radius) = (bounds.center(), bounds.size().length());
+    let mut rng = Rng::new(31);
+    let outside: Vec<Ray> = (0..RAYS)
+        .map(|_| {
+            let origin = centre + rng.direction() * radius;
+            Ray::new(origin, rng.point_in(&bounds) - origin)
+        })
+        .collect();
+    let inside: Vec<Ray> = (0..RAYS).map(|_| Ray::new(rng.point_in(&bounds), rng.direction())).collect();
+    let mut scratch = Scratch::new();
+    for (label, rays) in [("from-outside", &outside), ("from-inside", &inside)] {
+        let id = format!("{name}/{label}");
+        let theirs: Vec<f32> = rays
+            .iter()
+            .map(|r| {
+                parry.cast_local_ray(&parry3d::query::Ray::new(r.origin, r.dir), T_MAX, true).unwrap_or(f32::INFINITY)
+            })
+            .collect();
+        let mine: Vec<f32> = rays
+            .iter()
+            .map(|r| quality.cast_ray(&mesh, r, T_MAX, &mut scratch).map_or(f32::INFINITY, |h| h.t))
+            .collect();
+        let disagree = mine.iter().zip(&theirs).filter(|(a, b)| (**a - **b).abs() > 1e-3 * a.abs().max(1.0)).count();
+        figure(&format!("kdtree/rays/{id}/hits/ours"), mine.iter().filter(|t| t.is_finite()).count() as f64, "");
+        figure(&format!("kdtree/rays/{id}/distance-disagreements-with-parry3d"), disagree as f64, "");
+        let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
+        let mut r_ours =
+            || rays.iter().map(|r| ours.cast_ray(&mesh, r, T_MAX, &mut s1).map_or(0.0, |h| f64::from(h.t))).sum();
+        let mut r_quality =
+            || rays.iter().map(|r| quality.cast_ray(&mesh, r, T_MAX, &mut s2).map_or(0.0, |h| f64::from(h.t))).sum();
+        let mut r_parry = || {
+            rays.iter()
+                .map(|r| {
+                    let r = parry3d::query::Ray::new(r.origin, r.dir);
+                    f64::from(parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0))
+                })
+                .sum()
+        };
+        let mut r_medium = || rays.iter().map(|r| f64::from(obvhs_closest(&medium, &tris, r).min(0.0))).sum();
+        alternating_min(
+            &format!("kdtree/rays/{id}/min-ns-per-ray"),
+            rays.len(),
+            &mut [
+                ("ours", &mut r_ours),
+                ("ours-quality", &mut r_quality),
+                ("parry3d", &mut r_parry),
+                ("obvhs-medium", &mut r_medium),
+            ],
+        );
+    }
+    let edge = (0..n as u32)
+        .map(|t| {
+            let [a, b, c] = mesh.triangle_positions(t);
+            (a.distance(b) + b.distance(c) + c.distance(a)) / 3.0
+        })
+        .sum::<f32>()
+        / n.max(1) as f32;
+    let boxes: Vec<Aabb> = outside
+        .iter()
+        .filter_map(|r| quality.cast_ray(&mesh, r, T_MAX, &mut scratch).map(|h| r.at(h.t)))
+        .map(|p| {
+            let c = p + Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * edge;
+            Aabb::new(c - Vec3::splat(edge), c + Vec3::splat(edge))
+        })
+        .collect();
+    if boxes.is_empty() {
+        return;
+    }
+    let id = format!("{name}/2-edges-near-surface");
+    let mut found = Vec::new();
+    let (mut c_quality, mut c_bounds, mut c_parry, mut c_medium) = (0, 0, 0, 0);
+    for b in &boxes {
+        quality.query_aabb(b, &mut scratch, &mut found);
+        c_quality += found.len();
+        quality.query_aabb_bounds(&mesh, b, &mut scratch, &mut found);
+        c_bounds += found.len();
+        c_parry += parry.bvh().intersect_aabb(&parry_aabb(b)).count();
+        c_medium += obvhs_candidates(&medium, b);
+    }
+    let per = |k: usize| k as f64 / boxes.len() as f64;
+    figure(&format!("kdtree/boxes/{id}/candidates/ours-quality"), per(c_quality), "per box");
+    figure(&format!("kdtree/boxes/{id}/candidates/ours-quality-bounds"), per(c_bounds), "per box");
+    figure(&format!("kdtree/boxes/{id}/candidates/parry3d"), per(c_parry), "per box");
+    figure(&format!("kdtree/boxes/{id}/candidates/obvhs-medium"), per(c_medium), "per box");
+    let (mut s1, mut s2, mut f1, mut f2) = (Scratch::new(), Scratch::new(), Vec::new(), Vec::new());
+    let mut q_quality = || {
+        boxes
+            .iter()
+            .map(|b| {
+                quality.query_aabb(b, &mut s1, &mut f1);
+                f1.len() as f64
+            })
+            .sum()
+    };
+    let mut q_bounds = || {
+        boxes
+            .iter()
+            .map(|b| {
+                quality.query_aabb_bounds(&mesh, b, &mut s2, &mut f2);
+                f2.len() as f64
+            })
+            .sum()
+    };
+    let mut q_parry = || boxes.iter().map(|b| parry.bvh().intersect_aabb(&parry_aabb(b)).count() as f64).sum();
+    let mut q_medium = || boxes.iter().map(|b| obvhs_candidates(&medium, b) as f64).sum();
+    alternating_min(
+        &format!("kdtree/boxes/{id}/min-ns-per-box"),
+        boxes.len(),
+        &mut [
+            ("ours-quality", &mut q_quality),
+            ("ours-quality-bounds", &mut q_bounds),
+            ("parry3d", &mut q_parry),
+            ("obvhs-medium", &mut q_medium),
+        ],
+    );
+}
+
+fn real_meshes(_: &mut Criterion) {
+    for path in real_mesh_files() {
+        real_mesh_group(&path);
+    }
+}
+
 fn terrain(c: &mut Criterion) {
     let world = generate::terrain(&Terrain::new(WORLD, 1)).expect("valid parameters");
     meshing_group(c, &world);
@@ -810,6 +993,6 @@ fn terrain(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = config();
-    targets = terrain
+    targets = terrain, real_meshes
 }
 criterion_main!(benches);
