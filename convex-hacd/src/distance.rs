@@ -11,7 +11,7 @@ use glam::DVec3;
 use crate::Recorder;
 use crate::concavity::{Visited, sample_triangle};
 use crate::graph::{CLEAN, DIRTY, Edge, Graph, MergeTree, Node, absorb};
-use crate::hacd::{Context, Scratch, Shape, merge_hulls};
+use crate::hacd::{Context, Lookahead, Scratch, Shape, evaluate_dirty, merge_hulls};
 use crate::quickhull::Plane;
 
 /// Beyond the article: [`merge_close`] over the hulls the collapses left, when
@@ -204,51 +204,73 @@ pub(crate) fn merge_close(
         }
     }
     let mut merges = 0;
-    while let Some(Reverse((bits, _, e, version))) = heap.pop() {
-        let edge = &edges[e as usize];
-        if !edge.alive || edge.version != version {
-            continue;
-        }
-        // Clean costs are within the limit (`distance_cost` refuses the rest), dirty keys are
-        // clamped to it.
-        debug_assert!(f64::from_bits(bits) <= cx.limit);
-        let (a, b) = (edge.a as usize, edge.b as usize);
-        if edge.dirty {
-            let edge = &mut edges[e as usize];
-            edge.dirty = false;
-            edge.version += 1;
-            edge.cost = f64::INFINITY;
-            let (na, nb) = (&nodes[a], &nodes[b]);
-            if let Some((c, grown)) = distance_cost(na, nb, cx, spacing, scratch) {
-                edge.cost = c;
-                edge.merged = Some(Shape { grown, ..Shape::from_raw(scratch) });
-                heap.push(Reverse((c.to_bits(), CLEAN, e, edge.version)));
-            }
-            continue;
-        }
-        // Kept by the edge's clean cost (its nodes have not changed since: a change makes it
-        // dirty under a new version).
-        let Some(merged) = edges[e as usize].merged.take() else { continue };
-        let distance = f64::from_bits(bits);
-        if let Some(rec) = recorder.as_mut() {
-            rec.push(&nodes[a].shape, &nodes[b].shape, &merged, distance, cx.mesh);
-        }
-        absorb(nodes, edges, mark, tree, e, merged, distance, scratch);
-        merges += 1;
-        for k in 0..nodes[a].edges.len() {
-            let edge = &mut edges[nodes[a].edges[k] as usize];
-            // An edge already dirty keeps its one heap entry.
-            if edge.dirty {
+    // Dirty edges are costed with a second one ahead on more than one thread (see
+    // `evaluate_dirty`: the same merges on any thread count).
+    let mut ahead: Lookahead<Option<(f64, Shape)>> = Lookahead::new(nodes.len());
+    let one = |na: &Node, nb: &Node, scratch: &mut Scratch| {
+        let (c, grown) = distance_cost(na, nb, cx, spacing, scratch)?;
+        Some((c, Shape { grown, ..Shape::from_raw(scratch) }))
+    };
+    #[cfg(feature = "parallel")]
+    let speculate = ahead.enabled();
+    let mut run = || {
+        while let Some(Reverse((bits, _, e, version))) = heap.pop() {
+            let edge = &edges[e as usize];
+            if !edge.alive || edge.version != version {
                 continue;
             }
-            edge.dirty = true;
-            edge.version += 1;
-            if let Some(old) = edge.merged.take() {
-                scratch.recycle(old);
+            // Clean costs are within the limit (`distance_cost` refuses the rest), dirty keys are
+            // clamped to it.
+            debug_assert!(f64::from_bits(bits) <= cx.limit);
+            let (a, b) = (edge.a as usize, edge.b as usize);
+            if edge.dirty {
+                let costed = evaluate_dirty(e, (nodes, edges), &mut heap, &mut ahead, &one, scratch);
+                let edge = &mut edges[e as usize];
+                edge.dirty = false;
+                edge.version += 1;
+                edge.cost = f64::INFINITY;
+                if let Some((c, merged)) = costed {
+                    edge.cost = c;
+                    edge.merged = Some(merged);
+                    heap.push(Reverse((c.to_bits(), CLEAN, e, edge.version)));
+                }
+                continue;
             }
-            let key = edge.cost.min(cx.limit);
-            heap.push(Reverse((key.to_bits(), DIRTY, nodes[a].edges[k], edge.version)));
+            // Kept by the edge's clean cost (its nodes have not changed since: a change makes it
+            // dirty under a new version).
+            let Some(merged) = edges[e as usize].merged.take() else { continue };
+            let distance = f64::from_bits(bits);
+            if let Some(rec) = recorder.as_mut() {
+                rec.push(&nodes[a].shape, &nodes[b].shape, &merged, distance, cx.mesh);
+            }
+            ahead.versions[a] += 1;
+            ahead.versions[b] += 1;
+            absorb(nodes, edges, mark, tree, e, merged, distance, scratch);
+            merges += 1;
+            for k in 0..nodes[a].edges.len() {
+                let edge = &mut edges[nodes[a].edges[k] as usize];
+                // An edge already dirty keeps its one heap entry.
+                if edge.dirty {
+                    continue;
+                }
+                edge.dirty = true;
+                edge.version += 1;
+                if let Some(old) = edge.merged.take() {
+                    scratch.recycle(old);
+                }
+                let key = edge.cost.min(cx.limit);
+                heap.push(Reverse((key.to_bits(), DIRTY, nodes[a].edges[k], edge.version)));
+            }
         }
+    };
+    // Inside the pool, the evaluations' `join`s stay on its workers.
+    #[cfg(feature = "parallel")]
+    if speculate {
+        rayon::scope(|_| run());
+    } else {
+        run();
     }
+    #[cfg(not(feature = "parallel"))]
+    run();
     merges
 }

@@ -16,7 +16,7 @@ use voxel_core::{TriangleSource, validate_triangles};
 
 use crate::concavity::{Samples, ScanScratch, Visited};
 use crate::distance::{merge_by_distance, merge_close};
-use crate::graph::{CLEAN, DIRTY, Graph, MergeTree, Node, absorb, relink};
+use crate::graph::{CLEAN, DIRTY, Edge, Graph, MergeTree, Node, absorb, relink};
 use crate::inside::Inside;
 use crate::metrics::closest_on_triangle;
 use crate::protrusion::Protrusion;
@@ -268,16 +268,33 @@ struct Evaluation {
     scan: Option<f64>,
 }
 
-/// One speculative evaluation kept for later: the edge, its two nodes and their versions when it
-/// was evaluated.
-#[derive(Default)]
-struct Speculation {
-    kept: Option<(u32, [u32; 2], [u32; 2], Evaluation)>,
+/// A result whose merged hull can be reused once the result is dropped.
+pub(crate) trait Spare {
+    /// The merged hull the result holds, if any.
+    fn into_shape(self) -> Option<Shape>;
 }
 
-impl Speculation {
+impl Spare for Evaluation {
+    fn into_shape(self) -> Option<Shape> {
+        self.merged
+    }
+}
+
+impl Spare for Option<(f64, Shape)> {
+    fn into_shape(self) -> Option<Shape> {
+        self.map(|(_, shape)| shape)
+    }
+}
+
+/// One speculative evaluation kept for later: the edge, its two nodes and their versions when it
+/// was evaluated.
+struct Speculation<R> {
+    kept: Option<(u32, [u32; 2], [u32; 2], R)>,
+}
+
+impl<R: Spare> Speculation<R> {
     /// The kept result for `edge` if its nodes are still `nodes` at `versions`.
-    fn take(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<Evaluation> {
+    fn take(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<R> {
         match &self.kept {
             Some((e, n, v, _)) if *e == edge && *n == nodes && *v == versions => self.kept.take().map(|k| k.3),
             _ => None,
@@ -286,8 +303,8 @@ impl Speculation {
 
     /// Keeps `evaluation`, returning the merged hull of the one it replaces (for reuse).
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-    fn keep(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2], evaluation: Evaluation) -> Option<Shape> {
-        self.kept.replace((edge, nodes, versions, evaluation)).and_then(|k| k.3.merged)
+    fn keep(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2], evaluation: R) -> Option<Shape> {
+        self.kept.replace((edge, nodes, versions, evaluation)).and_then(|k| k.3.into_shape())
     }
 }
 
@@ -717,7 +734,7 @@ fn collapse_by_concavity(
     }
     let mut ahead = Lookahead::new(g.nodes.len());
     #[cfg(feature = "parallel")]
-    let speculate = ahead.enabled;
+    let speculate = ahead.enabled();
     let mut collapse = || {
         while let Some(Reverse((bits, _, e, version))) = heap.pop() {
             let edge = &g.edges[e as usize];
@@ -733,7 +750,8 @@ fn collapse_by_concavity(
             }
             if edge.dirty {
                 // Evaluate it (or take the result evaluated ahead), then look again.
-                let ev = evaluate_dirty(e, g, &mut heap, &mut ahead, cx, scratch);
+                let one = |na: &Node, nb: &Node, scratch: &mut Scratch| evaluate(na, nb, cx, scratch);
+                let ev = evaluate_dirty(e, (&g.nodes, &g.edges), &mut heap, &mut ahead, &one, scratch);
                 let ed = &mut g.edges[e as usize];
                 ed.cost = ev.cost;
                 ed.bound = ev.bound;
@@ -793,34 +811,40 @@ fn collapse_by_concavity(
 }
 
 /// A heap entry: cost bits, [`CLEAN`] or [`DIRTY`], edge index, edge version.
-type HeapEntry = Reverse<(u64, u8, u32, u32)>;
+pub(crate) type HeapEntry = Reverse<(u64, u8, u32, u32)>;
 
-/// What [`evaluate_dirty`] keeps between calls.
-struct Lookahead {
+/// What [`evaluate_dirty`] keeps between calls, for results of type `R`.
+pub(crate) struct Lookahead<R> {
     /// Whether a second evaluation runs beside each one (more than one rayon thread).
     enabled: bool,
     /// Per node, bumped by every collapse that changes it.
-    versions: Vec<u32>,
-    kept: Speculation,
+    pub(crate) versions: Vec<u32>,
+    kept: Speculation<R>,
     #[cfg(feature = "parallel")]
     scratch: Scratch,
     /// Heap entries looked at while searching for the next edge, pushed back unchanged.
     popped: Vec<HeapEntry>,
 }
 
-impl Lookahead {
-    fn new(nodes: usize) -> Self {
+impl<R: Spare + Send> Lookahead<R> {
+    pub(crate) fn new(nodes: usize) -> Self {
         Lookahead {
             #[cfg(feature = "parallel")]
             enabled: rayon::current_num_threads() > 1,
             #[cfg(not(feature = "parallel"))]
             enabled: false,
             versions: vec![0; nodes],
-            kept: Speculation::default(),
+            kept: Speculation { kept: None },
             #[cfg(feature = "parallel")]
             scratch: Scratch::default(),
             popped: Vec::new(),
         }
+    }
+
+    /// Whether a second evaluation runs beside each one.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled
     }
 }
 
@@ -837,30 +861,30 @@ impl Lookahead {
 /// evaluation runs, never which edge collapses next, which the heap alone decides. On rocker-arm
 /// 88% of the speculative evaluations are used, and they are 46% of its evaluations (fandisk
 /// 41% and 25%, teapot-newell 43% and 28%).
-fn evaluate_dirty(
+pub(crate) fn evaluate_dirty<R: Spare + Send>(
     e: u32,
-    g: &Graph,
+    (nodes, edges): (&[Node], &[Edge]),
     heap: &mut BinaryHeap<HeapEntry>,
-    ahead: &mut Lookahead,
-    cx: &Context,
+    ahead: &mut Lookahead<R>,
+    evaluate: &(dyn Fn(&Node, &Node, &mut Scratch) -> R + Sync),
     scratch: &mut Scratch,
-) -> Evaluation {
-    let edge = &g.edges[e as usize];
+) -> R {
+    let edge = &edges[e as usize];
     let (ea, eb) = (edge.a, edge.b);
-    let (na, nb) = (&g.nodes[ea as usize], &g.nodes[eb as usize]);
+    let (na, nb) = (&nodes[ea as usize], &nodes[eb as usize]);
     let versions = [ahead.versions[ea as usize], ahead.versions[eb as usize]];
     if let Some(ev) = ahead.kept.take(e, [ea, eb], versions) {
         return ev;
     }
     if !ahead.enabled {
-        return evaluate(na, nb, cx, scratch);
+        return evaluate(na, nb, scratch);
     }
     let mut next = None;
     while ahead.popped.len() < 8 {
         let Some(entry) = heap.pop() else { break };
         let Reverse((_, _, x, xv)) = entry;
         ahead.popped.push(entry);
-        let ex = &g.edges[x as usize];
+        let ex = &edges[x as usize];
         if ex.alive && ex.version == xv && ex.dirty && ![ea, eb].contains(&ex.a) && ![ea, eb].contains(&ex.b) {
             next = Some((x, [ex.a, ex.b]));
             break;
@@ -870,16 +894,15 @@ fn evaluate_dirty(
     match next {
         #[cfg(feature = "parallel")]
         Some((x, [xa, xb])) => {
-            let (nxa, nxb) = (&g.nodes[xa as usize], &g.nodes[xb as usize]);
-            let (ev, evx) =
-                rayon::join(|| evaluate(na, nb, cx, scratch), || evaluate(nxa, nxb, cx, &mut ahead.scratch));
+            let (nxa, nxb) = (&nodes[xa as usize], &nodes[xb as usize]);
+            let (ev, evx) = rayon::join(|| evaluate(na, nb, scratch), || evaluate(nxa, nxb, &mut ahead.scratch));
             let xversions = [ahead.versions[xa as usize], ahead.versions[xb as usize]];
             if let Some(old) = ahead.kept.keep(x, [xa, xb], xversions, evx) {
                 scratch.recycle(old);
             }
             ev
         }
-        _ => evaluate(na, nb, cx, scratch),
+        _ => evaluate(na, nb, scratch),
     }
 }
 
