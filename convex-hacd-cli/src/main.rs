@@ -90,7 +90,15 @@ fn command() -> Command {
             Arg::new("merge-through-inside")
                 .long("merge-through-inside")
                 .action(ArgAction::SetTrue)
-                .help("new surface inside the input does not count in the second phase (fewer hulls, more time)"),
+                .overrides_with("merge-over-surface")
+                .help("new surface inside the input does not count in the second phase (the default)"),
+        )
+        .arg(
+            Arg::new("merge-over-surface")
+                .long("merge-over-surface")
+                .action(ArgAction::SetTrue)
+                .overrides_with("merge-through-inside")
+                .help("merge_through_inside off: all new surface counts (more hulls, less time)"),
         )
         .arg(number(
             "max-protrusion",
@@ -128,7 +136,12 @@ fn options(m: &ArgMatches) -> DecomposeOptions {
     f("sample-spacing", &mut o.sample_spacing);
     f("merge-distance", &mut o.merge_distance);
     f("max-protrusion", &mut o.max_protrusion);
-    o.merge_through_inside = m.get_flag("merge-through-inside");
+    if m.get_flag("merge-over-surface") {
+        o.merge_through_inside = false;
+    }
+    if m.get_flag("merge-through-inside") {
+        o.merge_through_inside = true;
+    }
     o.max_hulls = m.get_one::<usize>("max-hulls").copied();
     o.max_vertices_per_hull = m.get_one::<usize>("max-vertices-per-hull").copied();
     o
@@ -353,7 +366,7 @@ mod tests {
                 "20",
                 "--max-hulls",
                 "8",
-                "--merge-through-inside",
+                "--merge-over-surface",
                 "--max-vertices-per-hull",
                 "32",
                 "--merge-distance",
@@ -366,7 +379,7 @@ mod tests {
             DecomposeOptions {
                 concavity: 20.0,
                 max_hulls: Some(8),
-                merge_through_inside: true,
+                merge_through_inside: false,
                 max_vertices_per_hull: Some(32),
                 merge_distance: 0.0,
                 ..DecomposeOptions::default()
@@ -374,6 +387,11 @@ mod tests {
         );
         let none = command().try_get_matches_from(["hacd", "a.obj"]).unwrap();
         assert_eq!(options(&none), DecomposeOptions::default());
+        // The last of the two merge flags wins; `--merge-through-inside` is the default.
+        let both = command().try_get_matches_from(["hacd", "a.obj", "--merge-over-surface", "--merge-through-inside"]);
+        assert!(options(&both.unwrap()).merge_through_inside);
+        let off = command().try_get_matches_from(["hacd", "a.obj", "--merge-through-inside", "--merge-over-surface"]);
+        assert!(!options(&off.unwrap()).merge_through_inside);
         assert!(command().try_get_matches_from(["hacd", "a.obj", "--concavity", "ten"]).is_err());
     }
 }

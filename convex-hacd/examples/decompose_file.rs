@@ -1,8 +1,8 @@
 //! Decomposes one OBJ or STL file and prints hull counts, the time and the tightness figure:
 //! `cargo run --release -p convex-hacd --example decompose_file -- path/to/mesh.obj [repeats] [--time-only]
-//! [--concavity X] [--merge-distance X] [--max-protrusion X] [--max-vertices N]` (`--time-only` skips
+//! [--concavity X] [--merge-distance X] [--max-protrusion X] [--max-vertices N] [--surface]` (`--time-only` skips
 //! the score; `--concavity`, `--merge-distance`, `--max-protrusion` and `--max-vertices` override the
-//! defaults).
+//! defaults; `--surface` turns `merge_through_inside` off).
 //!
 //! With `--score HULLS.obj` it decomposes nothing and scores the hulls of that OBJ file instead
 //! (one hull per `o` or `g` group), as `cargo xtask coacd` does for CoACD's output:
@@ -81,8 +81,8 @@ fn run(args: &[String]) -> Result<(), String> {
     if let Some(v) = value("--merge-distance")? {
         options.merge_distance = number("--merge-distance", v)?;
     }
-    // `--inside` lets the distance phase merge through the inside of the input.
-    options.merge_through_inside = args.iter().any(|a| a == "--inside");
+    // `--surface` turns `merge_through_inside` off (`--inside`, the default, is accepted).
+    options.merge_through_inside = !args.iter().any(|a| a == "--surface");
     // `--max-vertices N` caps the vertices per hull.
     if let Some(v) = value("--max-vertices")? {
         options.max_vertices_per_hull = Some(v.parse().map_err(|_| format!("--max-vertices needs a count, not {v}"))?);

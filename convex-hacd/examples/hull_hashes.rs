@@ -25,7 +25,7 @@ fn main() {
     files.extend(data_files("peer/degenerate-meshes", &["obj", "stl"]));
     let sets: [(&str, DecomposeOptions); 4] = [
         ("default", DecomposeOptions::default()),
-        ("inside", DecomposeOptions { merge_through_inside: true, ..Default::default() }),
+        ("surface", DecomposeOptions { merge_through_inside: false, ..Default::default() }),
         ("record", DecomposeOptions { record: true, ..Default::default() }),
         ("caps", DecomposeOptions { max_hulls: Some(4), max_vertices_per_hull: Some(12), ..Default::default() }),
     ];

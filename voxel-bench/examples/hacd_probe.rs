@@ -47,7 +47,7 @@ fn main() {
     let with_parry = std::env::var("NOPARRY").is_err();
     let pools = [1, 2].map(|n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("a pool"));
     let options =
-        DecomposeOptions { merge_through_inside: std::env::var("INSIDE").is_ok(), ..DecomposeOptions::default() };
+        DecomposeOptions { merge_through_inside: std::env::var("SURFACE").is_err(), ..DecomposeOptions::default() };
     for path in files {
         let Ok(mesh) = voxel_testdata::load_mesh(&path) else {
             eprintln!("skipping {}: not readable", path.display());
