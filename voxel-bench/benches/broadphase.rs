@@ -10,7 +10,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use glam::{IVec3, Vec3};
 use voxel_bench::workloads::{self, Rng};
 use voxel_bench::{alloc, config, figure};
-use voxel_broadphase::{Broadphase, MaskBuilder, Reach};
+use voxel_broadphase::raw::MaskBuilder;
+use voxel_broadphase::{Broadphase, Reach};
 use voxel_core::{Aabb, Phase, Voxel, VoxelBox, VoxelSource};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};

@@ -5,7 +5,7 @@
 
 use ahash::AHashMap;
 use glam::IVec3;
-use voxel_core::{RegionHint, Voxel, VoxelBox, VoxelSource};
+use voxel_core::{CoordinateLimit, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::index::{self, ChunkIndex, FIRST_SLOT};
 use crate::masks::{self, BlockRows, Built, CHUNK_EDGE, SliceMask};
@@ -24,7 +24,7 @@ pub const MAX_QUERY_CHUNKS: u64 = 1 << 16;
 
 /// Coordinates beyond this (in voxels) are refused: far past any world, and small enough that
 /// voxel and chunk arithmetic never overflows `i32`.
-pub const MAX_COORDINATE: f32 = (1 << 28) as f32;
+pub const MAX_COORDINATE: CoordinateLimit = CoordinateLimit::new(1 << 28);
 
 /// What a chunk holds, as the broadphase keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -318,7 +318,7 @@ impl Default for Broadphase {
 
 /// Refuses chunk keys beyond MAX_COORDINATE, so chunk and voxel arithmetic cannot overflow.
 fn check_keys(keys: VoxelBox) -> Result<(), BroadphaseError> {
-    let limit = IVec3::splat((MAX_COORDINATE as i32) / CHUNK_EDGE);
+    let limit = IVec3::splat(MAX_COORDINATE.get() / CHUNK_EDGE);
     if keys.min.cmplt(-limit).any() || keys.max.cmpgt(limit).any() {
         return Err(BroadphaseError::InvalidAabb);
     }

@@ -54,7 +54,7 @@ impl SliceMask {
 ///
 /// ```
 /// use voxel_core::{PhaseTable, Voxel};
-/// use voxel_broadphase::MaskBuilder;
+/// use voxel_broadphase::raw::MaskBuilder;
 ///
 /// let mut read = vec![Voxel::EMPTY; 1000];
 /// read[0] = Voxel::new(-5, 1); // solid, in the halo corner

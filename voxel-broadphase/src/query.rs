@@ -565,7 +565,7 @@ impl Cells {
             let last = floor_fast(max).0 + margin;
             return Ok(Self { first: to_ivec3_exact(first), last: to_ivec3_exact(last), shift });
         }
-        let limit = Vec3A::splat(MAX_COORDINATE - QUERY_MARGIN);
+        let limit = Vec3A::splat(MAX_COORDINATE.as_f32() - QUERY_MARGIN);
         if !(ordered & min.cmpge(-limit) & max.cmple(limit)).all() {
             return Err(BroadphaseError::InvalidAabb);
         }
@@ -735,9 +735,17 @@ mod tests {
             check_cells(Aabb::new(Vec3::splat(v), Vec3::splat(v)));
         }
         // Either side of the fast path's limit, and the slow path out to MAX_COORDINATE.
-        for v in
-            [edge - 2.0, edge - 1.5, edge - 1.0, edge - 0.5, edge, edge + 0.5, edge + 8.0, 1e8, MAX_COORDINATE - 2.0]
-        {
+        for v in [
+            edge - 2.0,
+            edge - 1.5,
+            edge - 1.0,
+            edge - 0.5,
+            edge,
+            edge + 0.5,
+            edge + 8.0,
+            1e8,
+            MAX_COORDINATE.as_f32() - 2.0,
+        ] {
             check_cells(Aabb::new(Vec3::splat(v - 1.0), Vec3::splat(v)));
             check_cells(Aabb::new(Vec3::splat(-v), Vec3::splat(-v + 1.0)));
         }

@@ -390,8 +390,7 @@ fn bad_boxes_and_ids_are_errors_that_change_nothing() {
     }
     let huge = Aabb::new(Vec3::splat(-100_000.0), Vec3::splat(100_000.0));
     assert_eq!(bp.update(1, huge, &mut events), Err(BroadphaseError::TooLarge));
-    // Chunks per axis within the coordinate limit, but their product over i64 (an audit's
-    // panic): still an error.
+    // Chunks per axis within the coordinate limit, but their product over i64: still an error.
     let vast = Aabb::new(Vec3::splat(-1.0e8), Vec3::splat(1.0e8));
     assert_eq!(bp.query(&vast, &mut Vec::new()), Err(BroadphaseError::TooLarge));
     assert_eq!(bp.update(1, vast, &mut events), Err(BroadphaseError::TooLarge));

@@ -41,7 +41,9 @@ fn empty_space_costs_almost_nothing() {
     let store = generate::sphere(Vec3::new(1900.0, 200.0, 100.0), 6.0).unwrap();
     let (bp, kept, peak) = BYTES.measure(|| Broadphase::build(&store, region));
     let bp = bp.unwrap();
-    assert!(kept <= 64 * KIB && peak <= 512 * KIB, "sphere: kept {kept}, peak {peak}");
+    // Kept: the chunks around the sphere, and the block-read scratch (34^3 voxels, 77 KiB) that
+    // the reading thread keeps for later builds.
+    assert!(kept <= 128 * KIB && peak <= 512 * KIB, "sphere: kept {kept}, peak {peak}");
     let mut hits = Vec::new();
     bp.query(&Aabb::new(Vec3::new(1905.5, 199.5, 99.5), Vec3::new(1907.0, 200.5, 100.5)), &mut hits).unwrap();
     assert!(hits.iter().any(|h| h.solid), "the sphere is there: {hits:?}");
@@ -53,6 +55,6 @@ fn empty_space_costs_almost_nothing() {
     let chunks = region.grow(1).chunk_keys(8).volume() as usize;
     let (bp, kept, peak) = BYTES.measure(|| Broadphase::build(&Unbounded, region));
     assert_eq!(bp.unwrap().chunk_count(), 0);
-    assert!(kept <= 4 * chunks + 16 * KIB, "unbounded: kept {kept} for {chunks} chunks");
+    assert!(kept <= 4 * chunks + 96 * KIB, "unbounded: kept {kept} for {chunks} chunks");
     assert!(peak <= 4 * chunks + 2048 * KIB, "unbounded: peak {peak} for {chunks} chunks");
 }

@@ -387,7 +387,8 @@ fn path_enters_box(c: Vec3, d: Vec3, inv: Vec3, max_t: f32, lo: Vec3, hi: Vec3) 
 }
 
 fn validate(motion: Vec3, options: &CastOptions) -> Result<(), ContactError> {
-    if !(motion.is_finite() && motion.abs().max_element() <= MAX_SHAPE_COORDINATE) {
+    let max = MAX_SHAPE_COORDINATE.as_f32();
+    if !MAX_SHAPE_COORDINATE.contains_point(motion) {
         return Err(ContactError::InvalidOptions("cast motion must be finite"));
     }
     if motion == Vec3::ZERO || motion.try_normalize().is_none() {
@@ -396,10 +397,10 @@ fn validate(motion: Vec3, options: &CastOptions) -> Result<(), ContactError> {
     if !(options.max_t.is_finite() && options.max_t >= 0.0) {
         return Err(ContactError::InvalidOptions("cast max_t must be finite and >= 0"));
     }
-    if !(options.max_t * motion.abs().max_element() <= MAX_SHAPE_COORDINATE) {
+    if !(options.max_t * motion.abs().max_element() <= max) {
         return Err(ContactError::InvalidOptions("cast travels beyond MAX_SHAPE_COORDINATE"));
     }
-    if !(options.skin.is_finite() && (0.0..=MAX_SHAPE_COORDINATE).contains(&options.skin)) {
+    if !(options.skin.is_finite() && (0.0..=max).contains(&options.skin)) {
         return Err(ContactError::InvalidOptions("cast skin must be finite and >= 0"));
     }
     Ok(())

@@ -17,12 +17,12 @@ pub use cast::{CastHit, CastOptions, ShapeCaster};
 pub use error::ContactError;
 pub use generator::ContactGenerator;
 pub use shape::{Capsule, ConvexPolyhedron, Cuboid, Pose, Shape, Sphere};
-pub use voxel_core::{Contact, ContactSink, Feature};
+pub use voxel_core::{Contact, ContactSink, CoordinateLimit, Feature};
 
 /// The largest coordinate, radius or extent a shape may have (and a convex polyhedron's points):
 /// beyond it, squared distances and cross products overflow `f32`, and such shapes are refused
 /// with [`ContactError::InvalidShape`] (or [`ContactError::InvalidPolyhedron`]).
-pub const MAX_SHAPE_COORDINATE: f32 = 1e9;
+pub const MAX_SHAPE_COORDINATE: CoordinateLimit = CoordinateLimit::new(1_000_000_000);
 
 /// The most contact points a reduced manifold keeps.
 pub const MAX_POINTS: usize = 4;

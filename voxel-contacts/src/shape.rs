@@ -149,7 +149,7 @@ impl ConvexPolyhedron {
         if points.len() < 4 || faces.len() < 4 {
             return Err(ContactError::InvalidPolyhedron("a polyhedron needs at least 4 points and 4 faces"));
         }
-        if !points.iter().all(|p| p.is_finite() && p.abs().max_element() <= crate::MAX_SHAPE_COORDINATE) {
+        if !points.iter().all(|&p| crate::MAX_SHAPE_COORDINATE.contains_point(p)) {
             return Err(ContactError::InvalidPolyhedron("non-finite or huge point"));
         }
         let size = Aabb::from_points(points.iter().copied()).size().max_element().max(f32::MIN_POSITIVE);
@@ -424,8 +424,8 @@ impl<'a> Shape<'a> {
     /// Checks the parameters: finite and within [`MAX_SHAPE_COORDINATE`](crate::MAX_SHAPE_COORDINATE),
     /// radii and extents non-negative, rotations unit length (to 1e-3; they are normalized for use).
     pub fn validate(&self) -> Result<(), ContactError> {
-        let max = crate::MAX_SHAPE_COORDINATE;
-        let v = |p: Vec3| p.is_finite() && p.abs().max_element() <= max;
+        let max = crate::MAX_SHAPE_COORDINATE.as_f32();
+        let v = |p: Vec3| crate::MAX_SHAPE_COORDINATE.contains_point(p);
         let r = |x: f32| x.is_finite() && (0.0..=max).contains(&x);
         let pose_ok = |p: &Pose| p.is_valid() && v(p.translation);
         let ok = match *self {

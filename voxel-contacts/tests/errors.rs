@@ -44,7 +44,7 @@ fn non_finite_or_negative_shapes_are_refused() {
 
 #[test]
 fn huge_finite_shapes_are_refused_not_turned_into_nan() {
-    let big = voxel_contacts::MAX_SHAPE_COORDINATE * 2.0;
+    let big = voxel_contacts::MAX_SHAPE_COORDINATE.as_f32() * 2.0;
     let bad = [
         Shape::Sphere(Sphere { center: Vec3::new(0.1, 1e20, 0.2), radius: 1e20 }),
         Shape::Sphere(Sphere { center: Vec3::ZERO, radius: big }),

@@ -1,7 +1,7 @@
 //! The reusable mesher: options, limits, and the padded read both algorithms start from.
 
 use glam::IVec3;
-use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
+use voxel_core::{CoordinateLimit, Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::greedy::GreedyScratch;
 use crate::{MeshError, pack};
@@ -12,7 +12,7 @@ use crate::{MeshError, pack};
 /// origin, to 1/8 voxel at this bound (2^20), where Surface Nets vertices visibly snap. A region
 /// beyond it is refused rather than meshed with coarser corners; engines with larger worlds mesh
 /// relative to a local origin (offset the source).
-pub const MAX_COORDINATE: i32 = 1 << 20;
+pub const MAX_COORDINATE: CoordinateLimit = CoordinateLimit::new(1 << 20);
 
 /// Most voxels a padded region may hold (256^3): the mesher's scratch grows with it.
 pub const MAX_MESH_VOLUME: u64 = 1 << 24;
@@ -158,8 +158,7 @@ impl Mesher {
 
     /// The coordinate check every mesher makes on a non-empty region.
     pub(crate) fn check(&self, region: VoxelBox) -> Result<(), MeshError> {
-        let limit = IVec3::splat(MAX_COORDINATE);
-        if region.min.cmplt(-limit).any() || region.max.cmpgt(limit).any() {
+        if !MAX_COORDINATE.contains_box(region) {
             return Err(MeshError::CoordinateOutOfRange(region));
         }
         Ok(())

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use glam::{IVec3, Vec3};
 use proptest::prelude::*;
 use voxel_core::{Phase, PhaseTable, RegionHint, TriangleSource, Voxel, VoxelBox, VoxelGrid, VoxelSource};
-use voxel_mesh::{Indices, MAX_COORDINATE, Mesh, MeshError, MeshOptions, Mesher, Surface};
+use voxel_mesh::{Indices, Mesh, MeshError, MeshOptions, Mesher, Surface};
 use voxel_store::generate::{self, Terrain};
 use voxel_testdata::mix;
 
@@ -302,9 +302,10 @@ fn bad_regions_get_typed_errors_and_leave_the_mesh_empty() {
     let err = mesher.surface_nets(&world, far, &MeshOptions::default(), &mut out).unwrap_err();
     assert!(matches!(err, MeshError::CoordinateOutOfRange(_)));
     assert!(out.is_empty());
-    let inside = VoxelBox::new(IVec3::splat(-MAX_COORDINATE), IVec3::splat(4 - MAX_COORDINATE));
+    let max = voxel_mesh::MAX_COORDINATE.get();
+    let inside = VoxelBox::new(IVec3::splat(-max), IVec3::splat(4 - max));
     mesher.surface_nets(&world, inside, &MeshOptions::default(), &mut out).unwrap();
-    let edge = VoxelBox::new(IVec3::splat(MAX_COORDINATE - 4), IVec3::splat(MAX_COORDINATE + 1));
+    let edge = VoxelBox::new(IVec3::splat(max - 4), IVec3::splat(max + 1));
     assert!(matches!(
         mesher.blocky(&world, edge, &MeshOptions::default(), &mut out),
         Err(MeshError::CoordinateOutOfRange(_))

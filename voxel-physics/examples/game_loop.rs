@@ -18,8 +18,7 @@ use voxel_physics::{Aabb, Brush, ColliderOptions, ContactOptions, ContactScratch
 use voxel_physics::{TerrainCollider, VoxelBox};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // A generated world (hills, caves, water) and 64 balls (position, velocity) dropped on it,
-    // tracked by the broadphase under their index with a margin around the ball.
+    // A generated world (hills, caves, water); 64 balls (position, velocity), tracked with a margin.
     let size = IVec3::new(96, 48, 96);
     let store = generate::terrain(&Terrain::new(size, 7))?;
     let mut collider = TerrainCollider::new(store, VoxelBox::new(IVec3::ZERO, size), ColliderOptions::default())?;
@@ -33,11 +32,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         collider.insert_object(id as u32, tracked(p), &mut events)?;
     }
     let (dt, gravity, options) = (1.0 / 60.0, Vec3::new(0.0, -30.0, 0.0), ContactOptions::default());
-    let (mut scratch, mut contacts, mut moves) = (ContactScratch::new(), Vec::new(), Vec::new());
-    let mut splashes = 0;
+    let (mut scratch, mut contacts, mut moves, mut splashes) = (ContactScratch::new(), Vec::new(), Vec::new(), 0);
     for frame in 1..=300 {
-        // 1. Move: integrate, then hand the broadphase every new box in one batch. The speed is
-        //    capped at 18 voxels/s (0.3 voxel a frame) so no ball steps through the ground.
+        // 1. Move (< 0.3 voxel a frame: no tunnelling), update the broadphase in one batch, read events.
         moves.clear();
         for (id, (p, v)) in balls.iter_mut().enumerate() {
             *v = (*v + gravity * dt).clamp_length_max(18.0);
@@ -46,11 +43,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         events.clear();
         collider.update_objects(&moves, &mut events)?;
-        // 2. Pair events: a box started or stopped overlapping a chunk's solid or water voxels
-        //    (counted per chunk: a ball entering water across a chunk seam counts twice).
         splashes += events.iter().filter(|e| e.added && e.kind == PairKind::Water).count();
-        // 3. Contacts for the balls whose pairs touch solid; react: out of the ground, the
-        //    velocity into it reflected at half strength, a little friction along it.
+        // 2. Contacts for the balls whose pairs touch solid: push out, bounce at half strength, friction.
         for (id, (p, v)) in balls.iter_mut().enumerate() {
             let pairs = collider.object_pairs(id as u32).unwrap_or_default();
             if !pairs.iter().any(|pair| pair.solid && !pair.full) {
@@ -68,15 +62,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
-        // 4. Edit: once a second, dig a crater where a ray down from ball 0 meets the ground. The
-        //    edit refreshes the broadphase (`dig.pair_events`), ray marching and the cache.
+        // 3. Edit: once a second, dig a crater under ball 0 (the edit refreshes everything).
         if frame % 60 == 0 {
             let Some(ground) = collider.raycast(&Ray::new(balls[0].0, Vec3::NEG_Y), 100.0) else { continue };
             let dig = collider.subtract(&Brush::Sphere { center: ground.point, radius: 4.0 })?;
-            println!("frame {frame}: {splashes} water pairs gained so far; dug {} voxels", dig.report.changed_voxels);
+            println!("frame {frame}: {splashes} water pairs gained; dug {} voxels", dig.report.changed_voxels);
         }
     }
-    // The balls came to rest: a short ray down from each meets the ground.
     let on_ground = |p: Vec3| collider.raycast(&Ray::new(p, Vec3::NEG_Y), radius + 0.5).is_some();
     let resting = balls.iter().filter(|&&(p, v)| v.length() < 1.0 && on_ground(p)).count();
     println!("after 5 s, {resting} of {} balls rest on the ground", balls.len());

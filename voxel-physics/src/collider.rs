@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use glam::{IVec3, Vec3};
+use glam::IVec3;
 use voxel_broadphase::{Broadphase, ChunkClass, ChunkHit, PairEvent};
-use voxel_core::{Aabb, Ray, VoxelBox, VoxelSource};
+use voxel_core::{Aabb, CoordinateLimit, Ray, VoxelBox, VoxelSource};
 use voxel_raymarch::{Cast, Occupancy};
 use voxel_store::{Brush, DIRTY_PADDING, EditReport, StoreError, VoxelStore};
 
@@ -15,7 +15,7 @@ use crate::cache::{CacheStats, ChunkShape, PHYSICS_CHUNK_EDGE, ShapeCache};
 /// The largest coordinate (in voxels, either sign, on every axis) a collider's world may reach:
 /// `voxel-mesh`'s bound less one chunk of margin. Past it `f32` positions lose the fraction
 /// Surface Nets vertices need.
-pub const MAX_WORLD_COORDINATE: i32 = voxel_mesh::MAX_COORDINATE - 2 * PHYSICS_CHUNK_EDGE;
+pub const MAX_WORLD_COORDINATE: CoordinateLimit = voxel_mesh::MAX_COORDINATE.shrunk(2 * PHYSICS_CHUNK_EDGE as u32);
 
 /// Settings of a [`TerrainCollider`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,7 +252,7 @@ impl TerrainCollider {
         // The changed voxels are the dirty box less its padding; the world grows to hold them,
         // clamped to the range the mesher can place vertices in.
         let changed = report.dirty.grow(-DIRTY_PADDING);
-        let limit = VoxelBox::new(IVec3::splat(-MAX_WORLD_COORDINATE), IVec3::splat(MAX_WORLD_COORDINATE));
+        let limit = VoxelBox::new(IVec3::splat(-MAX_WORLD_COORDINATE.get()), IVec3::splat(MAX_WORLD_COORDINATE.get()));
         let grown = self.world.union(&changed.intersection(&limit));
         let dirty = report.dirty.intersection(&limit.grow(DIRTY_PADDING));
         outcome.rebuilt_chunks = self.broadphase.refresh(&self.store, dirty, &mut outcome.pair_events)?;
@@ -318,8 +318,7 @@ fn check_world(world: VoxelBox) -> Result<(), PhysicsError> {
     if world.is_empty() {
         return Err(PhysicsError::InvalidWorld("the world box is empty"));
     }
-    let m = IVec3::splat(MAX_WORLD_COORDINATE);
-    if world.min.cmplt(-m).any() || world.max.cmpgt(m).any() {
+    if !MAX_WORLD_COORDINATE.contains_box(world) {
         return Err(PhysicsError::InvalidWorld("the world box reaches past MAX_WORLD_COORDINATE"));
     }
     Ok(())
@@ -333,8 +332,7 @@ impl TerrainCollider {
             return Err(PhysicsError::InvalidParameter("brush parameters must be finite"));
         }
         // Inverted boxes (negative radii) are the store's to refuse, with its own error.
-        let m = Vec3::splat(MAX_WORLD_COORDINATE as f32 - 4.0);
-        if b.min.cmplt(-m).any() || b.max.cmpgt(m).any() {
+        if !MAX_WORLD_COORDINATE.shrunk(4).contains_aabb(&b) {
             return Err(PhysicsError::InvalidParameter("brush reaches past MAX_WORLD_COORDINATE"));
         }
         Ok(())

@@ -82,9 +82,8 @@ fn shapes_on_flat_ground_across_seams_push_straight_up() {
 }
 
 /// Boxes resting exactly on flat ground (a gap of rounding, about 1e-7), turned about the
-/// vertical: the closest pair of a triangle whose nearest part is an edge differs by rounding, and
-/// its direction was the normal (an audit found 2-31 degrees off vertical); the separating axis
-/// is used now.
+/// vertical: the closest pair of a triangle whose nearest part is an edge differs by rounding, so
+/// its direction would tilt the normal (2-31 degrees off vertical); the separating axis does not.
 #[test]
 fn boxes_resting_on_flat_ground_push_straight_up() {
     let (c, _) = ground();

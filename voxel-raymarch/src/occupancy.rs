@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use glam::{IVec3, UVec3, Vec3A};
-use voxel_core::{Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
+use voxel_core::{CoordinateLimit, Phase, PhaseTable, RegionHint, Voxel, VoxelBox, VoxelSource};
 
 use crate::RaymarchError;
 
@@ -38,7 +38,7 @@ pub const BRICK_EDGE: i32 = 16;
 pub(crate) const CHUNK_WORDS: usize = (CHUNK_EDGE * CHUNK_EDGE * CHUNK_EDGE) as usize / 64;
 /// World box coordinates must lie within `+-MAX_COORDINATE` (2^23): voxel planes are then exact
 /// `f32` integers, with room for the plane one past the last voxel.
-pub const MAX_COORDINATE: i32 = 1 << 23;
+pub const MAX_COORDINATE: CoordinateLimit = CoordinateLimit::new(1 << 23);
 /// Largest number of chunks one build may visit (2^24, 2^39 voxels): the chunks of the world box
 /// that the source's bounds overlap. The world box itself may be larger (up to
 /// [`MAX_COORDINATE`]) when the source says where its voxels are.
@@ -426,10 +426,7 @@ fn check_world(world: VoxelBox) -> Result<(), RaymarchError> {
     if world.is_empty() {
         return Err(RaymarchError::EmptyWorld);
     }
-    // Not `abs`: it wraps at `i32::MIN`, which would pass.
-    let in_range =
-        |v: IVec3| v.cmpge(IVec3::splat(-MAX_COORDINATE)).all() && v.cmple(IVec3::splat(MAX_COORDINATE)).all();
-    if !in_range(world.min) || !in_range(world.max) {
+    if !MAX_COORDINATE.contains_box(world) {
         return Err(RaymarchError::CoordinateOutOfRange);
     }
     Ok(())

@@ -89,8 +89,7 @@ fn start_inside_solid_is_a_hit_at_zero_without_face() {
     // starts in air and enters (3, 19, 3) at t = 0 through its top face.
     let hit = occ.cast(&Ray::new(Vec3::new(3.5, 20.0, 3.5), Vec3::NEG_Y), 10.0).unwrap();
     assert_eq!((hit.voxel, hit.t), (IVec3::new(3, 19, 3), 0.0));
-    // +0.0, not the -0.0 of `(20 - 20) * -1` (an audit: the walk's lanes ignore the sign, but
-    // the hit reported it).
+    // +0.0, not the -0.0 of `(20 - 20) * -1`: the walk's lanes ignore the sign, the hit must not.
     assert_eq!(hit.t.to_bits(), 0.0f32.to_bits());
     assert_eq!(hit.face.unwrap().normal(), IVec3::Y);
     // Moving up from the same point: nothing.

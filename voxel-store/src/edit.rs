@@ -6,7 +6,7 @@
 //! values gives exactly the quantized result of doing it on floats.
 
 use glam::{IVec3, Vec3};
-use voxel_core::{Aabb, MAX_REGION_VOLUME, Voxel, VoxelBox};
+use voxel_core::{Aabb, CoordinateLimit, MAX_REGION_VOLUME, Voxel, VoxelBox};
 
 use crate::chunk::{CHUNK_EDGE, Chunk, EDGE};
 use crate::{DISTANCE_BAND, StoreError, VoxelStore, quantize};
@@ -21,7 +21,7 @@ pub const DIRTY_PADDING: i32 = 1;
 /// lie within this distance of the origin (2^24 voxels): beyond it `f32` no longer holds every
 /// integer, and brush shapes would come out wrong (a sphere ending at 2^24 carved rock two voxels
 /// beyond it before the band was counted).
-pub const MAX_BRUSH_COORDINATE: f32 = 16_777_216.0;
+pub const MAX_BRUSH_COORDINATE: CoordinateLimit = CoordinateLimit::new(1 << 24);
 
 /// The most chunks one edit may touch (4096, at most 256 MiB of dense chunks): a long thin box
 /// passes the voxel-count limit but would unpack a chunk per 32 voxels of its length.
@@ -181,7 +181,7 @@ impl Brush {
         }
         let b = self.aabb();
         let reach = b.grow(DISTANCE_BAND);
-        if reach.min.abs().max_element().max(reach.max.abs().max_element()) > MAX_BRUSH_COORDINATE {
+        if !MAX_BRUSH_COORDINATE.contains_aabb(&reach) {
             return Err(StoreError::InvalidParameter("brush lies beyond MAX_BRUSH_COORDINATE"));
         }
         if b.size().max_element() > MAX_BRUSH_EXTENT {

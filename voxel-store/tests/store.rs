@@ -275,9 +275,9 @@ fn degenerate_brushes_are_documented_no_ops_or_points() {
 }
 
 /// Every brush without volume, of every shape, is a no-op for every edit, on rock, in air and on
-/// the surface between them: the same voxels after as before, an empty report, no chunk made.
-/// (A radius-0 subtract used to change 81 voxels and empty the one under it; a radius-0 add in air
-/// wrote distance-0 voxels.)
+/// the surface between them: the same voxels after as before, an empty report, no chunk made (read
+/// as a distance field, a radius-0 subtract would change 81 voxels, a radius-0 add in air would
+/// write distance-0 voxels).
 #[test]
 fn zero_size_brushes_change_nothing_for_every_edit() {
     let mut store = VoxelStore::with_palette(generate::palette());
@@ -425,12 +425,12 @@ fn one_voxel_wide_reads_equal_gets_on_terrain() {
     }
 }
 
-/// A brush whose box ends at `MAX_BRUSH_COORDINATE` was accepted, but the voxels its distance
-/// band reaches lie past 2^24, where `f32` steps stall: a subtracted sphere carved rock two voxels
-/// outside itself (an audit). Brushes are now checked with their band; one that fits is exact.
+/// Brushes are checked with their distance band: one whose band reaches past
+/// `MAX_BRUSH_COORDINATE` (2^24, where `f32` steps stall) is refused and changes nothing; one that
+/// fits is exact.
 #[test]
 fn brushes_near_the_coordinate_limit_are_exact_or_refused() {
-    let limit = voxel_store::MAX_BRUSH_COORDINATE;
+    let limit = voxel_store::MAX_BRUSH_COORDINATE.as_f32();
     let mut store = VoxelStore::with_palette(generate::palette());
     let rock = VoxelBox::new(IVec3::new(16_777_180, -4, -4), IVec3::new(16_777_216, 5, 5));
     store.fill_box(rock, Voxel::new(-127, ROCK)).unwrap();
