@@ -5,18 +5,19 @@
 //!
 //! The broadphase names the chunks whose dilated solid bits the shape's box touches; the geometry
 //! inside chunk box `k` belongs to the meshes of the chunks `k + {0, 1}^3` (a chunk's mesh reaches
-//! one voxel below it), so those are the meshes asked. Every mesh's kD tree gives the triangles
-//! overlapping the box, and all of them go into one candidate set: the meshes are disjoint (no
-//! shared vertex ids across a seam), and voxel-contacts recognises the shared edges of a seam by
-//! position ([`FeatureKeys::Positions`](voxel_contacts::FeatureKeys::Positions)).
+//! one voxel below it), so those of them whose triangles can reach the shape's box are asked.
+//! Every mesh's kD tree gives the triangles overlapping the box, and all of them go into one
+//! candidate set: the meshes are disjoint (no shared vertex ids across a seam), and voxel-contacts
+//! recognises the shared edges of a seam by position
+//! ([`FeatureKeys::Positions`](voxel_contacts::FeatureKeys::Positions)).
 
-use glam::IVec3;
+use glam::{IVec3, Vec3};
 use voxel_broadphase::ChunkHit;
 use voxel_contacts::{Candidates, ContactError, ContactGenerator, ContactOptions, ContactReport, Shape};
 use voxel_core::{Aabb, ContactSink, TriangleSource, VoxelBox};
 use voxel_kdtree::Scratch;
 
-use crate::{PhysicsError, TerrainCollider};
+use crate::{PHYSICS_CHUNK_EDGE, PhysicsError, TerrainCollider};
 
 /// Where a candidate triangle of a contact query came from: the
 /// [`Contact::triangle`](voxel_core::Contact::triangle) of each contact indexes
@@ -133,8 +134,12 @@ impl TerrainCollider {
     /// hold geometry of the solid chunks in `gather.hits`, in a fixed chunk order.
     pub(crate) fn gather_candidates(&self, bounds: &Aabb, gather: &mut Gather) {
         gather.owners.clear();
+        // A mesh whose reach misses `bounds` has no candidate: it is neither built nor looked up
+        // (a small box inside one chunk asks one mesh, not eight).
+        let reaches = |k: IVec3| mesh_reach(k).overlaps(bounds);
+        let corner = VoxelBox::new(IVec3::ZERO, IVec3::splat(2));
         for hit in gather.hits.iter().filter(|h| h.solid && !h.full) {
-            gather.owners.extend(VoxelBox::new(IVec3::ZERO, IVec3::splat(2)).iter().map(|c| hit.chunk + c));
+            gather.owners.extend(corner.iter().map(|c| hit.chunk + c).filter(|&k| reaches(k)));
         }
         gather.owners.sort_unstable_by_key(|k| (k.y, k.z, k.x));
         gather.owners.dedup();
@@ -161,6 +166,13 @@ impl TerrainCollider {
             vertex_base += mesh.vertex_count() as u32;
         }
     }
+}
+
+/// A box holding every triangle of chunk `key`'s mesh: `[8 k - 1, 8 k + 8]` on each axis (see
+/// [`ChunkShape`](crate::ChunkShape)), with half a voxel to spare.
+fn mesh_reach(key: IVec3) -> Aabb {
+    let min = (key * PHYSICS_CHUNK_EDGE).as_vec3();
+    Aabb::new(min - Vec3::splat(1.5), min + Vec3::splat(PHYSICS_CHUNK_EDGE as f32 + 0.5))
 }
 
 /// The shape's box grown by the contact distance, after checking both.

@@ -29,6 +29,29 @@ fn nothing_is_built_before_a_query_needs_it() {
     assert!(c.cache_stats().hits > stats.hits);
 }
 
+/// A small shape inside one chunk, away from its borders, builds that chunk's mesh alone: the
+/// meshes of the neighbours above (which own geometry of the chunk's box only within one voxel of
+/// its lower faces) cannot reach it.
+#[test]
+fn a_small_contact_query_builds_one_mesh() {
+    use voxel_physics::voxel_contacts::Sphere;
+    use voxel_physics::{ContactOptions, ContactScratch, Shape};
+    let (store, world) = flat(IVec3::new(32, 32, 32), 12);
+    let c = collider(store.clone(), world);
+    // The surface lies near y = 12 in chunk (1, 1, 1), voxels 8..16 on each axis (found on
+    // another collider, so this one's cache stays empty).
+    let down = Ray::new(Vec3::new(12.0, 30.0, 12.0), Vec3::NEG_Y);
+    let y = collider(store, world).raycast(&down, 100.0).unwrap().point.y;
+    assert!(y > 9.5 && y < 14.5, "{y}");
+    let ball = Shape::Sphere(Sphere { center: Vec3::new(12.0, y + 0.49, 12.0), radius: 0.5 });
+    let options = ContactOptions { contact_distance: 0.05, ..ContactOptions::default() };
+    let mut out = Vec::new();
+    c.contacts(&ball, &options, &mut ContactScratch::new(), &mut out).unwrap();
+    assert!(!out.is_empty(), "the ball touches the ground");
+    assert_eq!(c.cache_stats().misses, 1, "{:?}", c.cache_stats());
+    assert!(c.is_cached(IVec3::ONE));
+}
+
 #[test]
 fn the_bound_is_respected_and_answers_do_not_change() {
     let (store, world) = terrain(IVec3::new(64, 40, 64), 4);
