@@ -410,9 +410,38 @@ impl Cells {
             let (u, v) = ((k + 1) % 3, (k + 2) % 3);
             let flat = !(n[k].abs() > 0.0);
             let height = |pu: f64, pv: f64| t[0][k] - (n[u] * (pu - t[0][u]) + n[v] * (pv - t[0][v])) / n[k];
+            // The triangle's edges seen along `k`, each as an outward normal and a point on it: a
+            // column wholly outside one of them (by more than the pad) misses the triangle. Its
+            // box alone marks a sliver's whole diagonal band (a long CAD triangle across the box
+            // marked a rectangle of columns, and every point there took the rays).
+            let edges: [([f64; 2], [f64; 2]); 3] = [0, 1, 2].map(|e| {
+                let (a, b, c) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);
+                let normal = [b[v] - a[v], a[u] - b[u]];
+                let side = normal[0] * (c[u] - a[u]) + normal[1] * (c[v] - a[v]);
+                // (A zero `side` is an edge seen end-on: no test.)
+                let s = if side > 0.0 {
+                    -1.0
+                } else if side < 0.0 {
+                    1.0
+                } else {
+                    0.0
+                };
+                ([normal[0] * s, normal[1] * s], [a[u], a[v]])
+            });
+            let misses = |u0: f64, v0: f64| {
+                edges.iter().any(|&(nrm, a)| {
+                    // The column's corner nearest the inside of the edge.
+                    let cu = if nrm[0] > 0.0 { u0 } else { u0 + cell };
+                    let cv = if nrm[1] > 0.0 { v0 } else { v0 + cell };
+                    nrm[0] * (cu - a[0]) + nrm[1] * (cv - a[1]) > 2.0 * pad * (nrm[0].abs() + nrm[1].abs())
+                })
+            };
             for i in at(tlo[u] - pad, u)..=at(thi[u] + pad, u) {
                 for j in at(tlo[v] - pad, v)..=at(thi[v] + pad, v) {
                     let (u0, v0) = (lo[u] + i as f64 * cell, lo[v] + j as f64 * cell);
+                    if !flat && misses(u0, v0) {
+                        continue;
+                    }
                     let (mut h0, mut h1) = (tlo[k], thi[k]);
                     if !flat {
                         let hs = [
