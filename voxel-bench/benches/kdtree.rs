@@ -2,7 +2,8 @@
 //! `fastest_build` and `medium_build`) on Surface Nets terrain: a 4x2x4-chunk region (32^3 chunks,
 //! one mesh) and a single 32^3 chunk. Build time, bytes per triangle (counting allocator), closest-
 //! hit rays from above and from inside caves, 2x2x2 box queries near the surface (candidate counts
-//! as figures), and quads against triangles on the same rays.
+//! as figures), and quads against triangles on the same rays; and on three real meshes of
+//! different kinds (`real_mesh_group`: build, rays from outside and inside, boxes).
 //!
 //! Every contender gets the mesh in its own layout, prepared outside the timed loop (parry: vertex
 //! and index vectors, cloned per build; obvhs: a triangle array). Ray and box inputs are the same
@@ -38,7 +39,7 @@ const REGION_MIN: IVec3 = IVec3::new(0, 32, 0);
 const REGION: IVec3 = IVec3::new(128, 64, 128);
 const RAYS: usize = 1024;
 const BOXES: usize = 1024;
-const T_MAX: f32 = 1000.0;
+const MAX_T: f32 = 1000.0;
 
 /// One mesh in every contender's layout, with its trees built once for the query benches.
 struct Case {
@@ -86,7 +87,7 @@ impl Case {
 }
 
 fn obvhs_closest(bvh: &Bvh2, tris: &[obvhs::triangle::Triangle], ray: &Ray) -> f32 {
-    let r = obvhs::ray::Ray::new(Vec3A::from(ray.origin), Vec3A::from(ray.dir), 0.0, T_MAX);
+    let r = obvhs::ray::Ray::new(Vec3A::from(ray.origin), Vec3A::from(ray.dir), 0.0, MAX_T);
     let mut hit = ObvhsHit::none();
     // A miss leaves `t` at the ray's far end; report it as infinite like the others.
     if bvh.ray_traverse(r, &mut hit, |r, id| tris[bvh.primitive_indices[id] as usize].intersect(r)) {
@@ -160,7 +161,7 @@ fn rays_from_caves(case: &Case, world: &VoxelStore, seed: u64) -> Vec<Ray> {
         if world.get(p.round().as_ivec3()).is_inside() {
             continue;
         }
-        if !case.ours.any_hit(&case.mesh, &Ray::new(p, Vec3::Y), T_MAX, &mut scratch) {
+        if !case.ours.any_hit(&case.mesh, &Ray::new(p, Vec3::Y), MAX_T, &mut scratch) {
             continue;
         }
         rays.push(Ray::new(p, rng.direction()));
@@ -174,7 +175,7 @@ fn boxes_near_surface(case: &Case, seed: u64) -> Vec<Aabb> {
     let mut rng = Rng::new(seed);
     rays_from_above(case, seed)
         .iter()
-        .filter_map(|r| case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map(|h| r.at(h.t)))
+        .filter_map(|r| case.ours.cast_ray(&case.mesh, r, MAX_T, &mut scratch).map(|h| r.at(h.t)))
         .take(BOXES)
         .map(|p| {
             let c = p + Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
@@ -302,18 +303,18 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
     // Same answers: count hits and compare mean distances once, outside the timing.
     let ours: Vec<f32> = rays
         .iter()
-        .map(|r| case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map_or(f32::INFINITY, |h| h.t))
+        .map(|r| case.ours.cast_ray(&case.mesh, r, MAX_T, &mut scratch).map_or(f32::INFINITY, |h| h.t))
         .collect();
     let parry: Vec<f32> = rays
         .iter()
         .map(|r| {
-            case.parry.cast_local_ray(&parry3d::query::Ray::new(r.origin, r.dir), T_MAX, true).unwrap_or(f32::INFINITY)
+            case.parry.cast_local_ray(&parry3d::query::Ray::new(r.origin, r.dir), MAX_T, true).unwrap_or(f32::INFINITY)
         })
         .collect();
     let medium: Vec<f32> = rays.iter().map(|r| obvhs_closest(&case.medium, &case.obvhs_tris, r)).collect();
     let quality: Vec<f32> = rays
         .iter()
-        .map(|r| case.quality.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map_or(f32::INFINITY, |h| h.t))
+        .map(|r| case.quality.cast_ray(&case.mesh, r, MAX_T, &mut scratch).map_or(f32::INFINITY, |h| h.t))
         .collect();
     assert_eq!(ours, quality, "the two builds answer the same");
     let hits = |v: &[f32]| v.iter().filter(|t| t.is_finite()).count() as f64;
@@ -328,12 +329,12 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
         let (mut ours, mut quality) = (
             || {
                 rays.iter()
-                    .map(|r| case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch).map_or(0.0, |h| f64::from(h.t)))
+                    .map(|r| case.ours.cast_ray(&case.mesh, r, MAX_T, &mut scratch).map_or(0.0, |h| f64::from(h.t)))
                     .sum()
             },
             || {
                 rays.iter()
-                    .map(|r| case.quality.cast_ray(&case.mesh, r, T_MAX, &mut s2).map_or(0.0, |h| f64::from(h.t)))
+                    .map(|r| case.quality.cast_ray(&case.mesh, r, MAX_T, &mut s2).map_or(0.0, |h| f64::from(h.t)))
                     .sum()
             },
         );
@@ -341,7 +342,7 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
             rays.iter()
                 .map(|r| {
                     let r = parry3d::query::Ray::new(r.origin, r.dir);
-                    f64::from(case.parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0))
+                    f64::from(case.parry.cast_local_ray(&r, MAX_T, true).unwrap_or(0.0))
                 })
                 .sum()
         };
@@ -368,7 +369,7 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
         b.iter(|| {
             let mut sum = 0.0;
             for r in rays {
-                sum += case.ours.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+                sum += case.ours.cast_ray(&case.mesh, black_box(r), MAX_T, &mut scratch).map_or(0.0, |h| h.t);
             }
             sum
         });
@@ -377,7 +378,7 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
         b.iter(|| {
             let mut sum = 0.0;
             for r in rays {
-                sum += case.quality.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+                sum += case.quality.cast_ray(&case.mesh, black_box(r), MAX_T, &mut scratch).map_or(0.0, |h| h.t);
             }
             sum
         });
@@ -387,7 +388,7 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
             let mut sum = 0.0;
             for r in rays {
                 let r = parry3d::query::Ray::new(black_box(r).origin, r.dir);
-                sum += case.parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0);
+                sum += case.parry.cast_local_ray(&r, MAX_T, true).unwrap_or(0.0);
             }
             sum
         });
@@ -413,7 +414,7 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
         b.iter(|| {
             let mut sum = 0.0;
             for r in rays {
-                sum += case.quads.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+                sum += case.quads.cast_ray(&case.mesh, black_box(r), MAX_T, &mut scratch).map_or(0.0, |h| h.t);
             }
             sum
         });
@@ -422,7 +423,7 @@ fn ray_group(c: &mut Criterion, case: &Case, label: &str, rays: &[Ray]) {
         b.iter(|| {
             let mut sum = 0.0;
             for r in rays {
-                sum += case.ours.cast_ray(&case.mesh, black_box(r), T_MAX, &mut scratch).map_or(0.0, |h| h.t);
+                sum += case.ours.cast_ray(&case.mesh, black_box(r), MAX_T, &mut scratch).map_or(0.0, |h| h.t);
             }
             sum
         });
@@ -595,7 +596,7 @@ fn chunk_group(c: &mut Criterion, world: &VoxelStore) {
             let boxes = rays
                 .iter()
                 .map(|r| {
-                    let hit = case.ours.cast_ray(&case.mesh, r, T_MAX, &mut scratch);
+                    let hit = case.ours.cast_ray(&case.mesh, r, MAX_T, &mut scratch);
                     let c = hit.map_or_else(|| rng.point_in(&b), |h| r.at(h.t));
                     Aabb::new(c - Vec3::ONE, c + Vec3::ONE)
                 })
@@ -649,7 +650,7 @@ fn chunk_group(c: &mut Criterion, world: &VoxelStore) {
             let mut sum = 0.0;
             for (case, (rays, _)) in chunks.iter().zip(&queries) {
                 for r in rays {
-                    sum += case.ours.cast_ray(&case.mesh, r, T_MAX, &mut s1).map_or(0.0, |h| f64::from(h.t));
+                    sum += case.ours.cast_ray(&case.mesh, r, MAX_T, &mut s1).map_or(0.0, |h| f64::from(h.t));
                 }
             }
             sum
@@ -658,7 +659,7 @@ fn chunk_group(c: &mut Criterion, world: &VoxelStore) {
             let mut sum = 0.0;
             for (case, (rays, _)) in chunks.iter().zip(&queries) {
                 for r in rays {
-                    sum += case.quality.cast_ray(&case.mesh, r, T_MAX, &mut s2).map_or(0.0, |h| f64::from(h.t));
+                    sum += case.quality.cast_ray(&case.mesh, r, MAX_T, &mut s2).map_or(0.0, |h| f64::from(h.t));
                 }
             }
             sum
@@ -726,7 +727,7 @@ fn chunk_group(c: &mut Criterion, world: &VoxelStore) {
         let mut sum = 0.0;
         for (case, (rays, _)) in chunks.iter().zip(&queries) {
             for r in rays {
-                sum += tree(case).cast_ray(&case.mesh, black_box(r), T_MAX, scratch).map_or(0.0, |h| h.t);
+                sum += tree(case).cast_ray(&case.mesh, black_box(r), MAX_T, scratch).map_or(0.0, |h| h.t);
             }
         }
         sum
@@ -743,7 +744,7 @@ fn chunk_group(c: &mut Criterion, world: &VoxelStore) {
             for (case, (rays, _)) in chunks.iter().zip(&queries) {
                 for r in rays {
                     let r = parry3d::query::Ray::new(black_box(r).origin, r.dir);
-                    sum += case.parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0);
+                    sum += case.parry.cast_local_ray(&r, MAX_T, true).unwrap_or(0.0);
                 }
             }
             sum
@@ -864,26 +865,26 @@ fn real_mesh_group(path: &std::path::Path) {
         let theirs: Vec<f32> = rays
             .iter()
             .map(|r| {
-                parry.cast_local_ray(&parry3d::query::Ray::new(r.origin, r.dir), T_MAX, true).unwrap_or(f32::INFINITY)
+                parry.cast_local_ray(&parry3d::query::Ray::new(r.origin, r.dir), MAX_T, true).unwrap_or(f32::INFINITY)
             })
             .collect();
         let mine: Vec<f32> = rays
             .iter()
-            .map(|r| quality.cast_ray(&mesh, r, T_MAX, &mut scratch).map_or(f32::INFINITY, |h| h.t))
+            .map(|r| quality.cast_ray(&mesh, r, MAX_T, &mut scratch).map_or(f32::INFINITY, |h| h.t))
             .collect();
         let disagree = mine.iter().zip(&theirs).filter(|(a, b)| (**a - **b).abs() > 1e-3 * a.abs().max(1.0)).count();
         figure(&format!("kdtree/rays/{id}/hits/ours"), mine.iter().filter(|t| t.is_finite()).count() as f64, "");
         figure(&format!("kdtree/rays/{id}/distance-disagreements-with-parry3d"), disagree as f64, "");
         let (mut s1, mut s2) = (Scratch::new(), Scratch::new());
         let mut r_ours =
-            || rays.iter().map(|r| ours.cast_ray(&mesh, r, T_MAX, &mut s1).map_or(0.0, |h| f64::from(h.t))).sum();
+            || rays.iter().map(|r| ours.cast_ray(&mesh, r, MAX_T, &mut s1).map_or(0.0, |h| f64::from(h.t))).sum();
         let mut r_quality =
-            || rays.iter().map(|r| quality.cast_ray(&mesh, r, T_MAX, &mut s2).map_or(0.0, |h| f64::from(h.t))).sum();
+            || rays.iter().map(|r| quality.cast_ray(&mesh, r, MAX_T, &mut s2).map_or(0.0, |h| f64::from(h.t))).sum();
         let mut r_parry = || {
             rays.iter()
                 .map(|r| {
                     let r = parry3d::query::Ray::new(r.origin, r.dir);
-                    f64::from(parry.cast_local_ray(&r, T_MAX, true).unwrap_or(0.0))
+                    f64::from(parry.cast_local_ray(&r, MAX_T, true).unwrap_or(0.0))
                 })
                 .sum()
         };
@@ -908,7 +909,7 @@ fn real_mesh_group(path: &std::path::Path) {
         / n.max(1) as f32;
     let boxes: Vec<Aabb> = outside
         .iter()
-        .filter_map(|r| quality.cast_ray(&mesh, r, T_MAX, &mut scratch).map(|h| r.at(h.t)))
+        .filter_map(|r| quality.cast_ray(&mesh, r, MAX_T, &mut scratch).map(|h| r.at(h.t)))
         .map(|p| {
             let c = p + Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)) * edge;
             Aabb::new(c - Vec3::splat(edge), c + Vec3::splat(edge))

@@ -97,6 +97,11 @@ pub use query::{RayHit, Scratch};
 
 use voxel_core::{Aabb, TriangleSource};
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// A loose kD tree over the triangles of a [`TriangleSource`]. See the crate docs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KdTree {
