@@ -244,9 +244,9 @@ fn precision(_c: &mut Criterion) {
     // The stricter reading: only cells with a sign change hold Surface Nets triangles.
     figure(&format!("{name}/pairs-with-surface-cell"), surface as f64, "pairs");
     figure(&format!("{name}/redundant-pairs-cut-against-surface-cells"), cut(bit, surface), "%");
-    figure(&format!("{name}/seed-reading/pairs-bit-broadphase"), neighbours as f64, "pairs");
-    figure(&format!("{name}/seed-reading/real-contacts-missed"), (real - neighbours_real) as f64, "pairs");
-    figure(&format!("{name}/seed-reading/redundant-pairs-cut"), cut(neighbours, real), "%");
+    figure(&format!("{name}/neighbours-reach/pairs-bit-broadphase"), neighbours as f64, "pairs");
+    figure(&format!("{name}/neighbours-reach/real-contacts-missed"), (real - neighbours_real) as f64, "pairs");
+    figure(&format!("{name}/neighbours-reach/redundant-pairs-cut"), cut(neighbours, real), "%");
 }
 
 criterion_group! {

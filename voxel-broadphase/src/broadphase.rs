@@ -166,17 +166,6 @@ impl Broadphase {
         Ok(bp)
     }
 
-    /// Former name of [`Broadphase::refresh`].
-    #[deprecated(since = "0.1.0", note = "renamed `refresh`, the workspace's verb for catching up with an edit")]
-    pub fn rebuild<S: VoxelSource + Sync>(
-        &mut self,
-        source: &S,
-        dirty: VoxelBox,
-        events: &mut Vec<crate::PairEvent>,
-    ) -> Result<usize, BroadphaseError> {
-        self.refresh(source, dirty, events)
-    }
-
     /// Rebuilds every chunk whose 10^3 read overlaps `dirty` (a dirty region in voxel coordinates,
     /// as `voxel-store` reports it), and re-tests the objects whose boxes touch those chunks.
     /// Pair changes go to `events`. Returns the number of chunks rebuilt.

@@ -157,6 +157,13 @@ impl TerrainCollider {
         self.cache.stats()
     }
 
+    /// Heap bytes the collider holds: the store, the broadphase, the occupancy bits and the
+    /// narrowphase cache (tracked objects and scratch aside). The cache's share changes as queries
+    /// build chunks and its bound evicts them.
+    pub fn heap_bytes(&self) -> usize {
+        self.store.heap_bytes() + self.broadphase.heap_bytes() + self.occupancy.heap_bytes() + self.cache.stats().bytes
+    }
+
     /// True when chunk `key`'s shape is in the cache (looking does not count as a use).
     pub fn is_cached(&self, key: IVec3) -> bool {
         self.cache.contains(key)

@@ -14,27 +14,38 @@
 //! islands an edit cuts loose, with their meshes and convex hulls.
 //!
 //! ```
-//! use glam::{IVec3, Vec3};
-//! use voxel_physics::{Brush, ColliderOptions, IslandOptions, TerrainCollider, VoxelBox};
+//! use voxel_physics::glam::{IVec3, Vec3};
+//! use voxel_physics::voxel_contacts::Capsule;
 //! use voxel_physics::voxel_store::generate::{self, materials};
-//! use voxel_physics::voxel_core::Ray;
+//! use voxel_physics::{Brush, CastOptions, CastScratch, ColliderOptions, IslandOptions, Ray, Shape};
+//! use voxel_physics::{TerrainCollider, VoxelBox};
 //!
-//! // A 64 x 32 x 64 world of hills; physics chunks are built lazily.
-//! let store = generate::terrain(&generate::Terrain::new(IVec3::new(64, 32, 64), 7))?;
-//! let mut collider = TerrainCollider::new(store, VoxelBox::new(IVec3::ZERO, IVec3::new(64, 32, 64)), ColliderOptions::default())?;
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // A 64 x 32 x 64 world of hills; physics chunks are built lazily.
+//!     let size = IVec3::new(64, 32, 64);
+//!     let store = generate::terrain(&generate::Terrain::new(size, 7))?;
+//!     let mut collider = TerrainCollider::new(store, VoxelBox::new(IVec3::ZERO, size), ColliderOptions::default())?;
 //!
-//! // A ray from the sky lands on the smooth surface.
-//! let hit = collider.raycast(&Ray::new(Vec3::new(20.5, 40.0, 30.5), Vec3::NEG_Y), 100.0).unwrap();
-//! assert!(hit.normal.y > 0.0 && hit.point.y < 32.0);
+//!     // A ray from the sky lands on the smooth surface.
+//!     let hit = collider.raycast(&Ray::new(Vec3::new(20.5, 40.0, 30.5), Vec3::NEG_Y), 100.0).expect("ground");
+//!     assert!(hit.normal.y > 0.0 && hit.point.y < 32.0);
 //!
-//! // A rock on a thin stalk; cut the stalk and the rock is an island.
-//! collider.add(&Brush::Capsule { a: Vec3::new(20.0, 20.0, 30.0), b: Vec3::new(20.0, 40.0, 30.0), radius: 1.5 }, materials::ROCK)?;
-//! collider.add(&Brush::Sphere { center: Vec3::new(20.0, 44.0, 30.0), radius: 5.0 }, materials::ROCK)?;
-//! let cut = collider.subtract(&Brush::Box { center: Vec3::new(20.0, 36.0, 30.0), half_extents: Vec3::new(4.0, 1.0, 4.0) })?;
-//! let (islands, _) = collider.detach_islands(cut.report.dirty, &IslandOptions::default())?;
-//! assert_eq!(islands.len(), 1);
-//! assert!(islands[0].hull.is_some() && islands[0].center.y > 38.0);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//!     // A character's capsule dropped there stops where it touches the ground (a shape cast).
+//!     let (feet, head) = (hit.point + Vec3::Y * 5.0, hit.point + Vec3::Y * 6.0);
+//!     let capsule = Shape::Capsule(Capsule { a: feet, b: head, radius: 0.4 });
+//!     let options = CastOptions { max_t: 1.0, skin: 0.02, ..CastOptions::default() };
+//!     let fall = collider.cast_shape(&capsule, Vec3::new(0.0, -10.0, 0.0), &options, &mut CastScratch::new())?;
+//!     assert!(fall.expect("it lands").hit.t <= 0.47); // at most 4.6 voxels down
+//!
+//!     // A rock on a thin stalk; cut the stalk and the rock is an island.
+//!     collider.add(&Brush::Capsule { a: Vec3::new(20.0, 20.0, 30.0), b: Vec3::new(20.0, 40.0, 30.0), radius: 1.5 }, materials::ROCK)?;
+//!     collider.add(&Brush::Sphere { center: Vec3::new(20.0, 44.0, 30.0), radius: 5.0 }, materials::ROCK)?;
+//!     let cut = collider.subtract(&Brush::Box { center: Vec3::new(20.0, 36.0, 30.0), half_extents: Vec3::new(4.0, 1.0, 4.0) })?;
+//!     let (islands, _) = collider.detach_islands(cut.report.dirty, &IslandOptions::default())?;
+//!     assert_eq!(islands.len(), 1);
+//!     assert!(islands[0].hull.is_some() && islands[0].center.y > 38.0);
+//!     Ok(())
+//! }
 //! ```
 //!
 //! # How a query flows

@@ -161,3 +161,20 @@ fn bad_options_and_worlds_are_refused() {
     let none = TerrainCollider::from_store(voxel_store::VoxelStore::new(), ColliderOptions::default());
     assert!(matches!(none, Err(PhysicsError::InvalidWorld(_))));
 }
+
+/// `heap_bytes` is the sum of what the collider's parts hold, and follows the cache: a query that
+/// builds chunks adds their bytes, clearing the cache gives them back.
+#[test]
+fn heap_bytes_follow_the_cache() {
+    let (store, world) = terrain(IVec3::new(48, 32, 48), 2);
+    let c = collider(store, world);
+    let parts = c.store().heap_bytes() + c.broadphase().heap_bytes() + c.occupancy().heap_bytes();
+    assert!(parts > 0);
+    assert_eq!(c.heap_bytes(), parts, "nothing cached yet");
+    c.raycast(&Ray::new(Vec3::new(20.5, 40.0, 20.5), Vec3::NEG_Y), 100.0).unwrap();
+    let cached = c.cache_stats().bytes;
+    assert!(cached > 0);
+    assert_eq!(c.heap_bytes(), parts + cached);
+    c.clear_cache();
+    assert_eq!(c.heap_bytes(), parts);
+}
