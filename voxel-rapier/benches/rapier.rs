@@ -3,10 +3,12 @@
 //! - `rapier/step_1000/*`: one step of 1000 mixed bodies (balls, boxes, capsules, hulls) resting
 //!   and sliding on generated hills: ours, `TriMesh` per chunk with `FIX_INTERNAL_EDGES`, one
 //!   stitched `TriMesh` with the flag.
-//! - `rapier/dig_r3/*`: a radius-3 dig until the next step's contacts are right. Ours: the edit
-//!   (broadphase, occupancy, cache invalidation) plus rebuilding the touched chunks' mesh and kD
-//!   tree (what the next contact query does). Peer: the same edit and meshes, plus building the
-//!   touched chunks' `TriMesh` with the flag (what a per-chunk `TriMesh` world must add).
+//! - `rapier/dig_r3/*`: a radius-3 dig until the next step's contacts are right for the ball that
+//!   rested where it digs. Ours: the collider's edit (store, broadphase, occupancy, cache
+//!   invalidation), `terrain_changed`, and the ball's contact query, which rebuilds the chunk
+//!   shapes it needs; `ours_all_touched_chunks` rebuilds every touched chunk's shape instead.
+//!   Peer: the same edit on the store alone, Surface Nets of the touched chunks, their `TriMesh`
+//!   with `FIX_INTERNAL_EDGES`, and the same query against them.
 //!
 //! Collision memory is printed before the groups run (a counting allocator measures the bytes
 //! the `TriMesh` colliders hold; ours is the narrowphase cache's own count).
@@ -18,10 +20,13 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{IVec3, Quat, Vec3};
+use parry3d::bounding_volume::BoundingVolume;
 use parry3d::math::Pose;
+use parry3d::query::{ContactManifold, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry3d::shape::{SharedShape, TriMeshFlags};
 use rapier3d::prelude::*;
 use voxel_core::TriangleSource;
+use voxel_physics::voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_physics::{Brush, ColliderOptions, PHYSICS_CHUNK_EDGE, TerrainCollider, VoxelBox};
 use voxel_rapier::{TerrainDispatcher, TerrainShape, reference, terrain_changed};
 use voxel_store::generate;
@@ -152,64 +157,142 @@ fn step(c: &mut Criterion) {
     group.finish();
 }
 
-/// The chunk keys whose meshes an edit's dirty box touches.
-fn touched(dirty: VoxelBox) -> Vec<IVec3> {
-    dirty.chunk_keys(PHYSICS_CHUNK_EDGE).iter().collect()
+/// The dig sites of `rapier/dig_r3/*`: 400 points on a 20 x 20 grid over the hills, each with a
+/// ball of radius 0.4 resting on the surface there before the dig.
+fn dig_sites(terrain: &TerrainShape) -> Vec<(Vec3, Pose)> {
+    let c = terrain.read();
+    (0..400)
+        .map(|i| {
+            let k = i as f32;
+            let at = Vec3::new(8.0 + (k % 20.0) * 5.6, 0.0, 8.0 + (k / 20.0).floor() * 5.6);
+            let ray = voxel_physics::voxel_core::Ray::new(at + Vec3::Y * 100.0, Vec3::NEG_Y);
+            let y = c.raycast(&ray, 200.0).map_or(20.0, |h| h.point.y);
+            (at.with_y(y), Pose::from_translation(at.with_y(y + DIG_BALL)))
+        })
+        .collect()
 }
 
+const DIG_BALL: f32 = 0.4;
+const PREDICTION: f32 = 0.02;
+
+/// One dig, timed, on each side; `sites` cycle and the world starts afresh every 400 digs.
 fn dig(c: &mut Criterion) {
     let mut group = c.benchmark_group("rapier/dig_r3");
-    group.sample_size(20).measurement_time(Duration::from_secs(5));
-    for peer in [false, true] {
-        let name = if peer { "edit_plus_trimesh_per_chunk_fixed" } else { "ours" };
+    group.sample_size(30).measurement_time(Duration::from_secs(5));
+    let fresh = collider();
+    let sites = dig_sites(&TerrainShape::new(collider()));
+    let ball = SharedShape::ball(DIG_BALL);
+    let brush = |at: Vec3| Brush::Sphere { center: at, radius: 3.0 };
+
+    // Ours: the collider's edit (store, broadphase, occupancy, cache invalidation), then
+    // `terrain_changed`, then the next step's contact query of the ball that rested there, which
+    // rebuilds the chunk shapes it needs (mesh and kD tree); `all_touched` rebuilds every touched
+    // chunk's shape instead of the query (the contacts of any body near the dig are then ready).
+    for all_touched in [false, true] {
+        let name = if all_touched { "ours_all_touched_chunks" } else { "ours" };
         group.bench_function(name, |b| {
             b.iter_custom(|iters| {
                 let mut total = Duration::ZERO;
                 let mut terrain = TerrainShape::new(collider());
                 let mut physics = PhysicsWorld::default();
                 let handle = physics.colliders.insert(ColliderBuilder::new(terrain.shared_shape()).build());
-                for i in 0..iters {
-                    let k = (i % 400) as f32;
-                    if i > 0 && i % 400 == 0 {
+                let mut shape = terrain.shared_shape();
+                let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
+                for i in 0..iters as usize {
+                    if i > 0 && i % sites.len() == 0 {
                         terrain = TerrainShape::new(collider());
-                        physics.colliders[handle].set_shape(terrain.shared_shape());
+                        shape = terrain.shared_shape();
+                        physics.colliders[handle].set_shape(shape.clone());
                     }
-                    let at = Vec3::new(8.0 + (k % 20.0) * 5.6, 0.0, 8.0 + (k / 20.0).floor() * 5.6);
-                    let ray = voxel_physics::voxel_core::Ray::new(at + Vec3::Y * 100.0, Vec3::NEG_Y);
-                    let y = terrain.read().raycast(&ray, 200.0).map_or(20.0, |h| h.point.y);
+                    let (at, pose) = sites[i % sites.len()];
+                    // The resting ball's contacts of the step before the dig: its chunks are cached.
+                    TerrainDispatcher
+                        .contact_manifolds(&pose, shape.as_ref(), ball.as_ref(), PREDICTION, &mut manifolds, &mut None)
+                        .expect("a supported pair");
                     let t0 = Instant::now();
-                    let mut t = terrain.write();
-                    let out = t.subtract(&Brush::Sphere { center: at + Vec3::Y * y, radius: 3.0 }).expect("dig");
-                    let mut tris = 0;
-                    for key in touched(out.report.dirty) {
-                        if let Some(shape) = t.chunk_shape(key) {
-                            tris += shape.mesh().triangle_count();
-                            if peer {
-                                let m = shape.mesh();
-                                let v: Vec<Vec3> = (0..m.vertex_count() as u32).map(|i| m.vertex(i)).collect();
-                                let idx: Vec<[u32; 3]> =
-                                    (0..m.triangle_count() as u32).map(|i| m.triangle(i)).collect();
-                                black_box(
-                                    SharedShape::trimesh_with_flags(
-                                        v,
-                                        idx,
-                                        TriMeshFlags::FIX_INTERNAL_EDGES | TriMeshFlags::DELETE_DEGENERATE_TRIANGLES,
-                                    )
-                                    .ok(),
-                                );
-                            }
+                    let dirty = terrain.write().subtract(&brush(at)).expect("dig").report.dirty;
+                    terrain_changed(&mut physics.colliders, &mut physics.bodies, handle, dirty, 0.5);
+                    if all_touched {
+                        let t = terrain.read();
+                        for key in dirty.chunk_keys(PHYSICS_CHUNK_EDGE).iter() {
+                            black_box(t.chunk_shape(key));
                         }
+                    } else {
+                        TerrainDispatcher
+                            .contact_manifolds(
+                                &pose,
+                                shape.as_ref(),
+                                ball.as_ref(),
+                                PREDICTION,
+                                &mut manifolds,
+                                &mut None,
+                            )
+                            .expect("a supported pair");
+                        black_box(&manifolds);
                     }
-                    drop(t);
-                    terrain_changed(&mut physics.colliders, &mut physics.bodies, handle, out.report.dirty, 0.5);
                     total += t0.elapsed();
-                    black_box(tris);
                 }
                 total
             });
         });
     }
+
+    // rapier's own, per chunk: the same edit on the voxel store alone, Surface Nets of every
+    // touched chunk (the collider's own mesher and options), a `TriMesh` with
+    // `FIX_INTERNAL_EDGES` per touched chunk with triangles, and the same contact query of the
+    // ball against the new meshes its box reaches.
+    group.bench_function("trimesh_per_chunk_fixed", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            let mut store = fresh.store().clone();
+            let mut mesher = Mesher::default();
+            let mut mesh = Mesh::default();
+            let mut manifolds: Vec<ContactManifold<(), ()>> = Vec::new();
+            for i in 0..iters as usize {
+                if i > 0 && i % sites.len() == 0 {
+                    store = fresh.store().clone();
+                }
+                let (at, pose) = sites[i % sites.len()];
+                let t0 = Instant::now();
+                let dirty = store.subtract(&brush(at)).expect("dig").dirty;
+                let reach = ball.compute_aabb(&pose).loosened(PREDICTION);
+                for key in dirty.chunk_keys(PHYSICS_CHUNK_EDGE).iter() {
+                    let region = VoxelBox::chunk(key, PHYSICS_CHUNK_EDGE);
+                    mesher.surface_nets(&store, region, &MeshOptions::PHYSICS, &mut mesh).expect("mesh");
+                    if mesh.triangle_count() == 0 {
+                        continue;
+                    }
+                    let flags = TriMeshFlags::FIX_INTERNAL_EDGES | TriMeshFlags::DELETE_DEGENERATE_TRIANGLES;
+                    let Ok(trimesh) =
+                        SharedShape::trimesh_with_flags(mesh.positions().to_vec(), mesh_triangles(&mesh), flags)
+                    else {
+                        continue;
+                    };
+                    if trimesh.compute_aabb(&Pose::IDENTITY).intersects(&reach) {
+                        DefaultQueryDispatcher
+                            .contact_manifolds(
+                                &pose,
+                                trimesh.as_ref(),
+                                ball.as_ref(),
+                                PREDICTION,
+                                &mut manifolds,
+                                &mut None,
+                            )
+                            .expect("a supported pair");
+                        black_box(&manifolds);
+                    }
+                    black_box(trimesh);
+                }
+                total += t0.elapsed();
+            }
+            total
+        });
+    });
     group.finish();
+}
+
+fn mesh_triangles(mesh: &Mesh) -> Vec<[u32; 3]> {
+    (0..mesh.triangle_count() as u32).map(|t| mesh.triangle(t)).collect()
 }
 
 criterion_group!(benches, step, dig);
