@@ -340,3 +340,85 @@ fn feature_ids_are_stable() {
     let warm = pair.manifolds().iter().flat_map(|m| &m.points).any(|p| p.data.warmstart_impulse > 0.0);
     assert!(warm, "the resting contact carries a warm-start impulse");
 }
+
+/// What a crowd of rolling balls did on one ground.
+#[derive(Debug)]
+struct Rolled {
+    /// Steps where a ball's upward velocity jumped by more than [`KICK`] (a bump: rolling over
+    /// the facets of these hills changes it by a fraction of that).
+    kicks: usize,
+    /// Steps where a ball moved up faster than 0.05 m/s (rolling up slopes does, legitimately).
+    rising: usize,
+    /// Deepest a ball got inside the surface (parry on one stitched mesh, no flag).
+    deepest: f32,
+    /// Ball-steps with the centre below the surface under it.
+    below: usize,
+}
+
+const KICK: f32 = 0.5;
+
+/// 150 balls (radius 0.3-0.6) set down on the hills rolling at 1-5 m/s in random directions,
+/// 4 s; they do not collide with each other (collision groups), only with the ground.
+fn roll_balls(mut sim: Sim, terrain: &TerrainShape, stick: &SharedShape) -> Rolled {
+    use rapier3d::prelude::{ColliderBuilder, Group, InteractionGroups, InteractionTestMode, RigidBodyBuilder};
+    let mut rng = Rng(0x5eed);
+    let mut balls = Vec::new();
+    while balls.len() < 150 {
+        let (x, z) = (rng.range(4.0, 60.0), rng.range(4.0, 60.0));
+        let (r, a, v) = (rng.range(0.3, 0.6), rng.range(0.0, std::f32::consts::TAU), rng.range(1.0, 5.0));
+        let Some(y) = surface_y(terrain, x, z) else { continue };
+        let v = Vec3::new(a.cos() * v, 0.0, a.sin() * v);
+        let body = RigidBodyBuilder::dynamic()
+            .translation(Vec3::new(x, y + r + 0.05, z))
+            .linvel(v)
+            .angvel(Vec3::Y.cross(v) / r);
+        let h = sim.physics.bodies.insert(body.build());
+        let groups = InteractionGroups::new(Group::GROUP_1, Group::GROUP_2, InteractionTestMode::And);
+        let ball = ColliderBuilder::ball(r).collision_groups(groups).build();
+        sim.physics.colliders.insert_with_parent(ball, h, &mut sim.physics.bodies);
+        balls.push((h, r, 0.0f32));
+    }
+    let mut out = Rolled { kicks: 0, rising: 0, deepest: 0.0, below: 0 };
+    for step in 0..240 {
+        sim.step();
+        for (h, r, last_vy) in &mut balls {
+            let pose = sim.pose(*h);
+            let (p, vy) = (pose.translation, sim.linvel(*h).y);
+            assert!(p.is_finite());
+            // From the first landing on (set down 5 cm up: about 6 steps).
+            if step >= 20 {
+                out.kicks += usize::from(vy - *last_vy > KICK);
+                out.rising += usize::from(vy > 0.05);
+                out.deepest = out.deepest.max(depth_inside(stick, &SharedShape::ball(*r), &pose));
+                out.below += usize::from(surface_y(terrain, p.x, p.z).is_some_and(|ground| p.y < ground));
+            }
+            *last_vy = vy;
+        }
+    }
+    out
+}
+
+/// Rough terrain (issue 30, test 3): balls rolling over generated hills across many seams bump no
+/// more often on ours than on one stitched `TriMesh` with `FIX_INTERNAL_EDGES` (counted here, in
+/// the same scene), none ends below the surface, and none gets deeper inside it than on that mesh
+/// (or 6 mm, the crease scenes' bound). `TriMesh` per chunk without the flag, in the same scene,
+/// shows the count sees bumps.
+#[test]
+fn rough_terrain_bumps_no_more_than_one_stitched_mesh() {
+    use parry3d::shape::TriMeshFlags;
+    use voxel_rapier::reference;
+    let collider = hills(IVec3::new(64, 40, 64), 11);
+    let stick = stitched(&collider);
+    let one = vec![reference::stitched_trimesh(&collider, TriMeshFlags::FIX_INTERNAL_EDGES).unwrap()];
+    let per_chunk = reference::trimesh_per_chunk(&collider, TriMeshFlags::empty());
+    let terrain = TerrainShape::new(collider);
+    let ours = roll_balls(Sim::ours(&terrain), &terrain, &stick);
+    let stitched = roll_balls(Sim::meshes(&one), &terrain, &stick);
+    let bumpy = roll_balls(Sim::meshes(&per_chunk), &terrain, &stick);
+    println!("ours {ours:?}\nstitched + flag {stitched:?}\nper chunk, no flag {bumpy:?}");
+    assert!(bumpy.kicks > 10 * (stitched.kicks + 1), "the count sees ghost bumps: {bumpy:?}");
+    assert!(ours.rising > 1000, "the balls rolled up and down the hills: {ours:?}");
+    assert!(ours.kicks <= stitched.kicks, "ours bumps more than one stitched mesh: {ours:?} vs {stitched:?}");
+    assert_eq!(ours.below, 0, "a ball went below the surface: {ours:?}");
+    assert!(ours.deepest <= stitched.deepest.max(0.006), "{ours:?} vs {stitched:?}");
+}
