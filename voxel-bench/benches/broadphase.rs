@@ -9,15 +9,16 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{IVec3, Vec3};
 use voxel_bench::workloads::{self, Rng};
-use voxel_bench::{alloc, config, figure};
+use voxel_bench::{config, figure};
 use voxel_broadphase::raw::MaskBuilder;
 use voxel_broadphase::{Broadphase, Reach};
 use voxel_core::{Aabb, Phase, Voxel, VoxelBox, VoxelSource};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};
+use voxel_testdata::ByteCounter;
 
 #[global_allocator]
-static ALLOC: alloc::CountingAlloc = alloc::CountingAlloc;
+static ALLOC: ByteCounter = ByteCounter::new();
 
 const WORLD: IVec3 = IVec3::new(512, 128, 512);
 
@@ -54,7 +55,7 @@ fn chunk_box_pairs(bp: &Broadphase, b: &Aabb) -> usize {
 fn builds(c: &mut Criterion) {
     let world = world();
     let region = VoxelBox::new(IVec3::ZERO, WORLD);
-    let (bp, retained) = alloc::retained_bytes(|| Broadphase::build(&world, region).expect("bounded region"));
+    let (bp, retained, _) = ALLOC.measure(|| Broadphase::build(&world, region).expect("bounded region"));
     let volume = region.volume() as f64;
     let m = bp.memory();
     figure(

@@ -46,7 +46,6 @@ use glam::{DVec3, IVec3, Quat, Vec3};
 use parry3d::math::Pose;
 use parry3d::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
 use parry3d::shape::{Ball, Capsule as ParryCapsule, Cuboid as ParryCuboid, TriMesh, TriMeshFlags};
-use voxel_bench::alloc::{CountingAlloc, retained_bytes};
 use voxel_bench::workloads::Rng;
 use voxel_bench::{config, figure};
 use voxel_contacts::{
@@ -56,9 +55,10 @@ use voxel_core::{Aabb, IndexedMesh, TriangleSource, VoxelBox};
 use voxel_kdtree::{KdTree, Scratch};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::generate::{self, Terrain};
+use voxel_testdata::ByteCounter;
 
 #[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
+static ALLOC: ByteCounter = ByteCounter::new();
 
 /// Contact distance of every query (ours: `contact_distance`; parry: `prediction`).
 const MARGIN: f32 = 0.02;
@@ -851,9 +851,9 @@ fn build_costs(c: &mut Criterion, scene: &Scene, terrain_balls: &[Probe]) {
     let tris = mesh.triangle_count() as f64;
     let (positions, triangles) = (mesh.positions().to_vec(), mesh.triangles().to_vec());
     let build = |flags| TriMesh::with_flags(positions.clone(), triangles.clone(), flags).expect("a valid mesh");
-    let (plain, plain_bytes) = retained_bytes(|| build(TriMeshFlags::empty()));
+    let (plain, plain_bytes, _) = ALLOC.measure(|| build(TriMeshFlags::empty()));
     drop(plain);
-    let (fixed, fixed_bytes) = retained_bytes(|| build(TriMeshFlags::FIX_INTERNAL_EDGES));
+    let (fixed, fixed_bytes, _) = ALLOC.measure(|| build(TriMeshFlags::FIX_INTERNAL_EDGES));
     drop(fixed);
     let mesh_bytes = (positions.len() * size_of::<Vec3>() + triangles.len() * size_of::<[u32; 3]>()) as f64;
     let id = format!("contacts/{}", scene.name);
@@ -867,7 +867,7 @@ fn build_costs(c: &mut Criterion, scene: &Scene, terrain_balls: &[Probe]) {
         "B",
     );
     // Ours keeps per-generator scratch instead (sized by the largest query, not by the mesh).
-    let (ours, scratch) = retained_bytes(|| {
+    let (ours, scratch, _) = ALLOC.measure(|| {
         let mut ours = Ours::new(MAX_POINTS);
         for p in terrain_balls {
             ours.query(scene, p);

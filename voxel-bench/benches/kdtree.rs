@@ -21,7 +21,6 @@ use obvhs::bvh2::builder::build_bvh2_from_tris;
 use obvhs::ray::RayHit as ObvhsHit;
 use parry3d::query::RayCast;
 use parry3d::shape::TriMesh;
-use voxel_bench::alloc::{CountingAlloc, retained_bytes};
 use voxel_bench::workloads::Rng;
 use voxel_bench::{config, figure, shared_data, testdata};
 use voxel_core::{Aabb, Ray, TriangleSource, VoxelBox};
@@ -29,9 +28,10 @@ use voxel_kdtree::{BuildOptions, CompactTree, KdTree, QuadTree, Scratch};
 use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};
+use voxel_testdata::ByteCounter;
 
 #[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
+static ALLOC: ByteCounter = ByteCounter::new();
 
 /// The generated world; the region is 4x2x4 chunks of 32^3 from it, around the mean ground height.
 const WORLD: IVec3 = IVec3::new(256, 128, 256);
@@ -186,18 +186,19 @@ fn boxes_near_surface(case: &Case, seed: u64) -> Vec<Aabb> {
 
 fn build_group(c: &mut Criterion, case: &Case) {
     let tris = case.triangles() as f64;
-    let (tree, ours_bytes) = retained_bytes(|| KdTree::build(&case.mesh).expect("mesh"));
+    let (tree, ours_bytes, _) = ALLOC.measure(|| KdTree::build(&case.mesh).expect("mesh"));
     drop(tree);
-    let (tree, quality_bytes) = retained_bytes(|| KdTree::build_with(&case.mesh, BuildOptions::QUALITY).expect("mesh"));
+    let (tree, quality_bytes, _) =
+        ALLOC.measure(|| KdTree::build_with(&case.mesh, BuildOptions::QUALITY).expect("mesh"));
     drop(tree);
-    let (quads, quad_bytes) = retained_bytes(|| QuadTree::build(&case.mesh).expect("mesh"));
+    let (quads, quad_bytes, _) = ALLOC.measure(|| QuadTree::build(&case.mesh).expect("mesh"));
     drop(quads);
-    let (parry, parry_bytes) =
-        retained_bytes(|| TriMesh::new(case.vertices.clone(), case.indices.clone()).expect("mesh"));
+    let (parry, parry_bytes, _) =
+        ALLOC.measure(|| TriMesh::new(case.vertices.clone(), case.indices.clone()).expect("mesh"));
     drop(parry);
-    let (fastest, fastest_bytes) = retained_bytes(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::fastest_build()));
+    let (fastest, fastest_bytes, _) = ALLOC.measure(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::fastest_build()));
     drop(fastest);
-    let (medium, medium_bytes) = retained_bytes(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::medium_build()));
+    let (medium, medium_bytes, _) = ALLOC.measure(|| obvhs_build(&case.obvhs_tris, BvhBuildParams::medium_build()));
     drop(medium);
     let name = &case.name;
     figure(&format!("kdtree/{name}/triangles"), tris, "");
@@ -209,7 +210,7 @@ fn build_group(c: &mut Criterion, case: &Case) {
     figure(&format!("kdtree/{name}/bytes-per-triangle/ours-quality"), quality_bytes as f64 / tris, "B");
     figure(&format!("kdtree/{name}/bytes-per-triangle/ours-quads"), quad_bytes as f64 / tris, "B");
     figure(&format!("kdtree/{name}/bytes-per-triangle/parry3d-with-mesh"), parry_bytes as f64 / tris, "B");
-    if let (Ok(compact), bytes) = retained_bytes(|| CompactTree::build(&case.mesh)) {
+    if let (Ok(compact), bytes, _) = ALLOC.measure(|| CompactTree::build(&case.mesh)) {
         // Tree, 16-bit positions and 16-bit indices together.
         figure(&format!("kdtree/{name}/bytes-per-triangle/ours-compact-with-mesh"), bytes as f64 / tris, "B");
         drop(compact);

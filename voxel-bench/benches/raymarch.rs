@@ -10,14 +10,15 @@ use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_gr
 use glam::{IVec3, Vec3};
 use parry3d::query::RayCast;
 use parry3d::shape::Voxels;
-use voxel_bench::{alloc, config, figure, workloads::Rng};
+use voxel_bench::{config, figure, workloads::Rng};
 use voxel_core::{Phase, Ray, VoxelBox, VoxelSource};
 use voxel_raymarch::{Cast, Occupancy};
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain};
+use voxel_testdata::ByteCounter;
 
 #[global_allocator]
-static ALLOC: alloc::CountingAlloc = alloc::CountingAlloc;
+static ALLOC: ByteCounter = ByteCounter::new();
 
 const WORLD: IVec3 = IVec3::new(512, 64, 512);
 /// Rays per set: enough to leave the caches cold between rays of a set, few enough that the
@@ -271,8 +272,8 @@ fn builds(c: &mut Criterion) {
     let volume = world.volume() as f64;
     let solid = s.coords.len() as f64;
     figure("raymarch/build/solid-voxels", solid, "");
-    let (occ, ours_bytes) = alloc::retained_bytes(|| Occupancy::build(&s.store, world).expect("bounded"));
-    let (parry, parry_bytes) = alloc::retained_bytes(|| Voxels::new(Vec3::ONE, &s.coords));
+    let (occ, ours_bytes, _) = ALLOC.measure(|| Occupancy::build(&s.store, world).expect("bounded"));
+    let (parry, parry_bytes, _) = ALLOC.measure(|| Voxels::new(Vec3::ONE, &s.coords));
     figure("raymarch/memory/ours/bytes-per-voxel-of-world", ours_bytes as f64 / volume, "B");
     figure("raymarch/memory/ours/bytes-per-solid-voxel", ours_bytes as f64 / solid, "B");
     let chunks = world.chunk_keys(voxel_raymarch::CHUNK_EDGE).volume();

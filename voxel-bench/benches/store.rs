@@ -5,13 +5,14 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::{IVec3, Vec3};
-use voxel_bench::{alloc, config, figure, workloads::Rng};
+use voxel_bench::{config, figure, workloads::Rng};
 use voxel_core::{Voxel, VoxelBox, VoxelSource};
 use voxel_store::generate::{self, Terrain, materials::ROCK};
 use voxel_store::{Brush, SharedStore, VoxelStore};
+use voxel_testdata::ByteCounter;
 
 #[global_allocator]
-static ALLOC: alloc::CountingAlloc = alloc::CountingAlloc;
+static ALLOC: ByteCounter = ByteCounter::new();
 
 const WORLD: IVec3 = IVec3::new(512, 128, 512);
 
@@ -34,7 +35,7 @@ fn surface_points(store: &VoxelStore, n: usize, seed: u64) -> Vec<IVec3> {
 }
 
 fn memory_and_disk(c: &mut Criterion) {
-    let ((store, params), retained) = alloc::retained_bytes(world);
+    let ((store, params), retained, _) = ALLOC.measure(world);
     let volume = VoxelBox::new(IVec3::ZERO, WORLD).volume() as f64;
     let stats = store.memory();
     figure("store/memory/512x128x512/bytes-per-voxel (counting allocator)", retained as f64 / volume, "B/voxel");
@@ -45,9 +46,8 @@ fn memory_and_disk(c: &mut Criterion) {
     store.write_to(&mut bytes).expect("writing to memory");
     figure("store/disk/512x128x512/bytes-per-voxel", bytes.len() as f64 / volume, "B/voxel");
     // The same hills without tunnels: caves add most of the surface a world has.
-    let (no_caves, retained_no_caves) = alloc::retained_bytes(|| {
-        generate::terrain(&Terrain { cave_width: 0.0, ..params.clone() }).expect("valid parameters")
-    });
+    let (no_caves, retained_no_caves, _) =
+        ALLOC.measure(|| generate::terrain(&Terrain { cave_width: 0.0, ..params.clone() }).expect("valid parameters"));
     let mut no_caves_bytes = Vec::new();
     no_caves.write_to(&mut no_caves_bytes).expect("writing to memory");
     figure("store/memory/512x128x512-no-caves/bytes-per-voxel", retained_no_caves as f64 / volume, "B/voxel");

@@ -5,7 +5,8 @@
 //! - [`config`]: one criterion configuration for all benches (`cargo xtask bench --quick` shortens
 //!   it from the command line);
 //! - [`workloads`]: deterministic inputs by seed, so ours and a peer see the same data;
-//! - [`alloc`]: a counting global allocator, for "bytes per voxel / triangle / node" figures;
+//! - `voxel_testdata::ByteCounter` as the bench binary's global allocator, for "bytes per voxel /
+//!   triangle / node" figures (`ALLOC.measure(|| build())` gives the bytes kept and the peak);
 //! - [`figure`]: prints a measured figure in the one line format `cargo xtask bench` collects.
 //!
 //! # Naming
@@ -16,7 +17,6 @@
 //! peer named by its crate (`parry3d`) or a `baseline` kept for comparison. `cargo xtask bench`
 //! reports the ratio `peer time / our time` for each pair (above 1: we are faster).
 
-pub mod alloc;
 pub mod workloads;
 
 use std::time::Duration;

@@ -1,39 +1,36 @@
 //! Deterministic inputs by seed, shared by all benches so ours and a peer see the same data.
 //!
-//! The generator is SplitMix64: tiny, fast and identical on every platform, so a workload named
-//! `(kind, seed, size)` is the same bytes everywhere.
+//! The generator is the workspace's SplitMix64: tiny, fast and identical on every platform, so a
+//! workload named `(kind, seed, size)` is the same bytes everywhere.
 
 use glam::{IVec3, Vec3};
 use voxel_core::{Aabb, Ray};
 use voxel_store::VoxelStore;
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a seedable generator with no dependencies.
+/// The workspace's SplitMix64 (`voxel_testdata::Rng`) with the workloads' own sampling rules,
+/// which stay as they are so every bench input is the one its figures were measured on.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(voxel_testdata::Rng);
 
 impl Rng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(voxel_testdata::Rng(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A float uniform in `[0, 1)`.
     pub fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+        self.0.unit()
     }
 
     /// A float uniform in `[lo, hi)`.
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
+        self.0.range(lo, hi)
     }
 
     /// A point uniform in the box.
