@@ -1,11 +1,11 @@
-//! The loose kD tree of Roblox's terrain physics (seed `000_ce04cac11e01e96d.txt`, "Loose kD tree:
-//! construction" and "queries"), over any [`TriangleSource`].
+//! The loose kD tree of Roblox's terrain physics (Arseny Kapoulkine, "Voxel Terrain:
+//! Physics", Roblox 2018: "Loose kD tree: construction" and "queries"), over any [`TriangleSource`].
 //!
 //! A binary tree whose branches hold two split planes on one axis (the left child's primitives lie
 //! below the first, the right child's above the second) in 12-byte nodes, at most one node per
 //! triangle (splits keep both sides even, so leaves hold two triangles): 12 bytes per triangle,
 //! where a BVH node with a full box takes 32 to 64. Queries recover each node's volume on the way
-//! down and walk the tree over a fixed stack bounded by the tree depth ("stackless" as the seed
+//! down and walk the tree over a fixed stack bounded by the tree depth ("stackless" as the article
 //! uses the word, in a reusable [`Scratch`]): box queries, closest-hit, any-hit and
 //! all-hits ray casts with a watertight ray-triangle test, batch forms with rayon, a tree over the
 //! quads of a `voxel-mesh` mesh ([`QuadTree`]), and a compact form ([`CompactTree`]).
@@ -34,7 +34,7 @@
 //!
 //! # Two builds
 //!
-//! [`KdTree::build`] follows the seed (longest axis, mean of the midpoints): the fastest build,
+//! [`KdTree::build`] follows the article (longest axis, mean of the midpoints): the fastest build,
 //! for small chunks rebuilt on every edit. [`KdTree::build_with`] and
 //! [`BuildOptions::QUALITY`] choose each split by a binned surface-area cost instead: a slower
 //! build and fewer nodes and triangles per query, for large meshes queried far more often than
@@ -50,7 +50,7 @@
 //!   [3] leaf: 0, 5     [4] leaf: 1
 //! ```
 //!
-//! See [`Node`] for the bit layout. The tree also keeps its root box, for early rejection of boxes
+//! See [`raw::Node`] for the bit layout. The tree also keeps its root box, for early rejection of boxes
 //! and rays that miss it, and its depth (never above [`depth_bound`], which the [`Scratch`]'s
 //! fixed stack holds for any tree).
 //!
@@ -91,7 +91,13 @@ pub use build::{BuildOptions, MAX_PRIMITIVES, depth_bound, triangle_is_usable};
 pub use compact::{CompactTree, MAX_COMPACT_NODES};
 pub use error::KdTreeError;
 pub use intersect::{ray_triangle, triangle_overlaps_aabb};
-pub use node::{Node, NodeKind};
+use node::Node;
+
+/// The tree's nodes as stored, for tools and tests that inspect a built tree
+/// ([`KdTree::nodes`]). Not covered by semantic versioning: the layout may change in any release.
+pub mod raw {
+    pub use crate::node::{Node, NodeKind};
+}
 pub use quads::QuadTree;
 pub use query::{RayHit, Scratch};
 

@@ -5,9 +5,10 @@
 use glam::Vec3;
 use proptest::prelude::*;
 use voxel_core::{Aabb, IndexedMesh, Ray, TriangleSource};
+use voxel_kdtree::raw::NodeKind;
 use voxel_kdtree::{
-    BoxResults, BuildOptions, KdTree, NodeKind, QuadTree, RayHit, Scratch, depth_bound, ray_triangle,
-    triangle_is_usable, triangle_overlaps_aabb,
+    BoxResults, BuildOptions, KdTree, QuadTree, RayHit, Scratch, depth_bound, ray_triangle, triangle_is_usable,
+    triangle_overlaps_aabb,
 };
 
 /// A small deterministic generator (tests must not depend on a crate's random stream changing).

@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use glam::Vec3;
 use voxel_core::IndexedMesh;
-use voxel_kdtree::{KdTree, NodeKind};
+use voxel_kdtree::KdTree;
+use voxel_kdtree::raw::NodeKind;
 
 fn describe(tree: &KdTree) -> String {
     let b = tree.bounds();
