@@ -1,6 +1,7 @@
 //! The query dispatcher that answers for [`TerrainShape`] pairs: contact manifolds, contacts and
 //! intersection tests from voxel-contacts, everything else [`Unsupported`].
 
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -93,13 +94,32 @@ impl WorkspaceData for TerrainWorkspace {
     }
 }
 
-/// Per-thread buffers: contact queries run from rapier's threads at once.
+/// Per-thread buffers: contact queries run from rapier's threads at once, and after the first
+/// steps no query allocates (`tests/allocations.rs`).
 #[derive(Default)]
 pub(crate) struct Scratch {
     pub(crate) scratch: ContactScratch,
     pub(crate) contacts: Vec<Contact>,
     cast: CastScratch,
     hulls: AHashMap<usize, (u64, Arc<VConvex>)>,
+    /// The other shape's parts: index and pose in its frame.
+    parts: Vec<(u32, Pose)>,
+    found: Vec<Found>,
+    /// Indices into `found`, in manifold-building order.
+    order: Vec<usize>,
+    /// The manifolds being built: part, normal, index.
+    groups: Vec<(u32, Vec3, usize)>,
+    /// Buffers whose element type is the caller's contact data (rapier's, or a test's), by type.
+    typed: AHashMap<TypeId, Box<dyn Any>>,
+}
+
+/// This thread's buffer of `T`s (made on first use).
+fn typed_vec<T: 'static>(typed: &mut AHashMap<TypeId, Box<dyn Any>>) -> &mut Vec<T> {
+    typed
+        .entry(TypeId::of::<Vec<T>>())
+        .or_insert_with(|| Box::new(Vec::<T>::new()))
+        .downcast_mut::<Vec<T>>()
+        .expect("entries are keyed by their own type")
 }
 
 thread_local! {
@@ -273,15 +293,9 @@ fn other_feature(shape: &dyn Shape, p: Vec3) -> PackedFeatureId {
     }
 }
 
-/// One shape of the other side: the whole shape, or a part of a compound (with its index).
-struct Part<'a> {
-    shape: &'a dyn Shape,
-    /// Pose of the part in the other shape's frame.
-    local: Pose,
-    index: u32,
-}
-
-fn parts<'a>(shape: &'a dyn Shape, out: &mut Vec<Part<'a>>) -> Result<(), Unsupported> {
+/// The shapes of the other side, as (index, pose in the other shape's frame): the whole shape
+/// (index 0), or each part of a compound; `Err` for a kind this dispatcher does not handle.
+fn parts(shape: &dyn Shape, out: &mut Vec<(u32, Pose)>) -> Result<(), Unsupported> {
     out.clear();
     match shape.as_typed_shape() {
         TypedShape::Compound(c) => {
@@ -290,19 +304,25 @@ fn parts<'a>(shape: &'a dyn Shape, out: &mut Vec<Part<'a>>) -> Result<(), Unsupp
                     TypedShape::Ball(_)
                     | TypedShape::Capsule(_)
                     | TypedShape::Cuboid(_)
-                    | TypedShape::ConvexPolyhedron(_) => {
-                        out.push(Part { shape: part.as_ref(), local: *pose, index: i as u32 });
-                    }
+                    | TypedShape::ConvexPolyhedron(_) => out.push((i as u32, *pose)),
                     _ => return Err(Unsupported),
                 }
             }
         }
         TypedShape::Ball(_) | TypedShape::Capsule(_) | TypedShape::Cuboid(_) | TypedShape::ConvexPolyhedron(_) => {
-            out.push(Part { shape, local: Pose::IDENTITY, index: 0 });
+            out.push((0, Pose::IDENTITY));
         }
         _ => return Err(Unsupported),
     }
     Ok(())
+}
+
+/// Part `index` of `shape` (as listed by [`parts`]).
+fn part_shape(shape: &dyn Shape, index: u32) -> &dyn Shape {
+    match shape.as_typed_shape() {
+        TypedShape::Compound(c) => c.shapes().get(index as usize).map_or(shape, |(_, part)| part.as_ref()),
+        _ => shape,
+    }
 }
 
 /// A contact in the terrain's frame with the ids it carries into a manifold.
@@ -315,40 +335,39 @@ struct Found {
 }
 
 /// Every contact of the other shape's parts with the terrain within `prediction`, in the
-/// terrain's frame; `Err` for a shape kind this dispatcher does not handle.
-fn gather(pair: &Pair<'_>, prediction: Real, max_points: usize, found: &mut Vec<Found>) -> Result<(), Unsupported> {
-    let mut list = Vec::new();
-    parts(pair.other, &mut list)?;
+/// terrain's frame, into `s.found`; `Err` for a shape kind this dispatcher does not handle.
+fn gather(pair: &Pair<'_>, prediction: Real, max_points: usize, s: &mut Scratch) -> Result<(), Unsupported> {
+    let Scratch { scratch, contacts, hulls, parts: list, found, .. } = s;
+    parts(pair.other, list)?;
     found.clear();
     let collider = pair.terrain.read();
     let prediction = if prediction.is_finite() { prediction.max(0.0) } else { 0.0 };
     let options = ContactOptions { contact_distance: prediction, keys: FeatureKeys::Positions, max_points };
-    with_scratch(|s| {
-        for part in &list {
-            let pose = pair.pose * part.local;
-            let mut hull = None;
-            let Some(shape) = convex_part(part.shape, &pose, &mut hull, &mut s.hulls) else {
-                continue;
-            };
-            s.contacts.clear();
-            // Invalid shapes (non-finite, huge) and boxes past the broadphase's reach: no contact.
-            if collider.contacts(&shape, &options, &mut s.scratch, &mut s.contacts).is_err() {
-                continue;
-            }
-            for c in &s.contacts {
-                if !(c.point.is_finite() && c.normal.is_finite() && c.depth.is_finite()) {
-                    continue;
-                }
-                let on_other = pose.inverse_transform_point(c.point - c.normal * c.depth);
-                found.push(Found {
-                    contact: *c,
-                    terrain_fid: terrain_feature(&collider, &s.scratch, c),
-                    other_fid: other_feature(part.shape, on_other),
-                    part: part.index,
-                });
-            }
+    for &(index, local) in list.iter() {
+        let part = part_shape(pair.other, index);
+        let pose = pair.pose * local;
+        let mut hull = None;
+        let Some(shape) = convex_part(part, &pose, &mut hull, hulls) else {
+            continue;
+        };
+        contacts.clear();
+        // Invalid shapes (non-finite, huge) and boxes past the broadphase's reach: no contact.
+        if collider.contacts(&shape, &options, scratch, contacts).is_err() {
+            continue;
         }
-    });
+        for c in contacts.iter() {
+            if !(c.point.is_finite() && c.normal.is_finite() && c.depth.is_finite()) {
+                continue;
+            }
+            let on_other = pose.inverse_transform_point(c.point - c.normal * c.depth);
+            found.push(Found {
+                contact: *c,
+                terrain_fid: terrain_feature(&collider, scratch, c),
+                other_fid: other_feature(part, on_other),
+                part: index,
+            });
+        }
+    }
     Ok(())
 }
 
@@ -364,10 +383,11 @@ impl QueryDispatcher for TerrainDispatcher {
         g2: &dyn Shape,
     ) -> Result<ShapeIntersection, Unsupported> {
         let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
-        let mut found = Vec::new();
-        gather(&pair, 0.0, 1, &mut found)?;
-        let hit = found.iter().find(|f| f.contact.depth >= 0.0);
-        let part = hit.map_or(0, |f| f.part);
+        let hit = with_scratch(|s| {
+            gather(&pair, 0.0, 1, s)?;
+            Ok(s.found.iter().find(|f| f.contact.depth >= 0.0).map(|f| f.part))
+        })?;
+        let part = hit.unwrap_or(0);
         let (subshape1, subshape2) = if pair.flipped { (part, 0) } else { (0, part) };
         Ok(ShapeIntersection { intersecting: hit.is_some(), subshape1, subshape2 })
     }
@@ -385,12 +405,13 @@ impl QueryDispatcher for TerrainDispatcher {
         prediction: Real,
     ) -> Result<Option<ParryContact>, Unsupported> {
         let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
-        let mut found = Vec::new();
-        gather(&pair, prediction, 1, &mut found)?;
-        let Some(best) = found.iter().max_by(|a, b| a.contact.depth.total_cmp(&b.contact.depth)) else {
+        let best = with_scratch(|s| {
+            gather(&pair, prediction, 1, s)?;
+            Ok(s.found.iter().max_by(|a, b| a.contact.depth.total_cmp(&b.contact.depth)).map(|f| f.contact))
+        })?;
+        let Some(c) = best else {
             return Ok(None);
         };
-        let c = best.contact;
         let on_terrain = c.point;
         let on_other = pair.pose.inverse_transform_point(c.point - c.normal * c.depth);
         let n_terrain = c.normal;
@@ -422,8 +443,6 @@ impl QueryDispatcher for TerrainDispatcher {
         options: ShapeCastOptions,
     ) -> Result<Option<ShapeCastHit>, Unsupported> {
         let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
-        let mut list = Vec::new();
-        parts(pair.other, &mut list)?;
         // The other shape's motion relative to the terrain, in the terrain's frame.
         let motion = if pair.flipped { -(pair.pose.rotation * local_vel12) } else { local_vel12 };
         let max_t = options.max_time_of_impact;
@@ -435,22 +454,25 @@ impl QueryDispatcher for TerrainDispatcher {
             CastOptions { max_t, skin, stop_at_penetration: options.stop_at_penetration, keys: FeatureKeys::Positions };
         let collider = pair.terrain.read();
         let best = with_scratch(|s| {
+            let Scratch { cast, hulls, parts: list, .. } = s;
+            parts(pair.other, list)?;
             let mut best: Option<(CastHit, u32)> = None;
-            for part in &list {
-                let pose = pair.pose * part.local;
+            for &(index, local) in list.iter() {
+                let part = part_shape(pair.other, index);
+                let pose = pair.pose * local;
                 let mut hull = None;
-                let Some(shape) = convex_part(part.shape, &pose, &mut hull, &mut s.hulls) else {
+                let Some(shape) = convex_part(part, &pose, &mut hull, hulls) else {
                     continue;
                 };
                 // A bad shape or motion casts nothing (as it gets no contact).
-                if let Ok(Some(hit)) = collider.cast_shape(&shape, motion, &cast_options, &mut s.cast)
+                if let Ok(Some(hit)) = collider.cast_shape(&shape, motion, &cast_options, cast)
                     && best.is_none_or(|b| hit.hit.t < b.0.t)
                 {
-                    best = Some((hit.hit, part.index));
+                    best = Some((hit.hit, index));
                 }
             }
-            best
-        });
+            Ok(best)
+        })?;
         let Some((hit, part)) = best else {
             return Ok(None);
         };
@@ -495,7 +517,7 @@ impl QueryDispatcher for TerrainDispatcher {
 impl<ManifoldData, ContactData> PersistentQueryDispatcher<ManifoldData, ContactData> for TerrainDispatcher
 where
     ManifoldData: Default + Clone + Send + Sync,
-    ContactData: Default + Copy + Send + Sync,
+    ContactData: Default + Copy + Send + Sync + 'static,
 {
     fn contact_manifolds(
         &self,
@@ -507,12 +529,14 @@ where
         workspace: &mut Option<ContactManifoldsWorkspace>,
     ) -> Result<(), Unsupported> {
         let pair = pair(pos12, g1, g2).ok_or(Unsupported)?;
-        let mut found = Vec::new();
-        // Unreduced: the reduction to four points runs per manifold (per normal), or a box across
-        // a crease could keep four points on one face and none on the other.
-        gather(&pair, prediction, 0, &mut found)?;
         let before = manifolds.len();
-        build_manifolds(&pair, &found, manifolds);
+        with_scratch(|s| {
+            // Unreduced: the reduction to four points runs per manifold (per normal), or a box
+            // across a crease could keep four points on one face and none on the other.
+            gather(&pair, prediction, 0, s)?;
+            build_manifolds(&pair, s, manifolds);
+            Ok(())
+        })?;
         // A pair with one manifold reuses it, so rapier can update its solver contact graph in
         // place. With several (rapier then also clusters them), or when one is dropped, the
         // ordinals are not stable and rapier must rebuild the graph: a workspace marks the pair
@@ -537,41 +561,45 @@ where
     }
 }
 
-/// Groups `found` into manifolds (per compound part, then by normal), reusing last frame's
-/// manifold objects in order and carrying each point's solver data over from the old point with
-/// the same feature ids.
-fn build_manifolds<M: Default + Clone, D: Default + Copy>(
+/// Groups `s.found` into manifolds (per compound part, then by normal), reusing last frame's
+/// manifold objects in order (and their points' storage) and carrying each point's solver data
+/// over from the old point with the same feature ids.
+fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
     pair: &Pair<'_>,
-    found: &[Found],
+    s: &mut Scratch,
     manifolds: &mut Vec<ContactManifold<M, D>>,
 ) {
-    let mut old = core::mem::take(manifolds);
+    let Scratch { found, order, groups, typed, .. } = s;
     // Old points by (part, fid1, fid2), in the order the pair presents them.
-    let old_points: Vec<(u32, PackedFeatureId, PackedFeatureId, D)> = old
-        .iter()
-        .flat_map(|m| {
-            let part = if pair.flipped { m.subshape1 } else { m.subshape2 };
-            m.points.iter().map(move |p| (part, p.fid1, p.fid2, p.data))
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..found.len()).collect();
-    // Deepest first: it sets the manifold's normal. Ties by part for determinism.
-    order.sort_by(|&a, &b| {
-        found[a].part.cmp(&found[b].part).then(found[b].contact.depth.total_cmp(&found[a].contact.depth))
+    let old_points = typed_vec::<(u32, PackedFeatureId, PackedFeatureId, D)>(typed);
+    old_points.clear();
+    old_points.extend(manifolds.iter().flat_map(|m| {
+        let part = if pair.flipped { m.subshape1 } else { m.subshape2 };
+        m.points.iter().map(move |p| (part, p.fid1, p.fid2, p.data))
+    }));
+    order.clear();
+    order.extend(0..found.len());
+    // Deepest first: it sets the manifold's normal. Ties by part, then by index, for determinism
+    // (an unstable sort with a total order: no buffer).
+    order.sort_unstable_by(|&a, &b| {
+        (found[a].part.cmp(&found[b].part))
+            .then(found[b].contact.depth.total_cmp(&found[a].contact.depth))
+            .then(a.cmp(&b))
     });
-    let mut reuse = old.drain(..);
-    let mut groups: Vec<(u32, Vec3, usize)> = Vec::new(); // (part, normal, manifold index)
-    for &i in &order {
+    groups.clear();
+    let mut used = 0;
+    for &i in order.iter() {
         let f = &found[i];
         let n = f.contact.normal;
         let slot = groups.iter().find(|g| g.0 == f.part && g.1.dot(n) >= SAME_NORMAL_COS).map(|g| g.2);
         let slot = match slot {
             Some(s) => s,
             None => {
-                let mut m = reuse.next().map_or_else(ContactManifold::new, |mut m| {
-                    m.points.clear();
-                    m
-                });
+                if used == manifolds.len() {
+                    manifolds.push(ContactManifold::new());
+                }
+                let m = &mut manifolds[used];
+                m.points.clear();
                 m.subshape_poses = None;
                 if pair.flipped {
                     m.subshape1 = f.part;
@@ -584,9 +612,9 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy>(
                     m.local_n1 = n;
                     m.local_n2 = rotate_inv(pair.pose.rotation, -n);
                 }
-                manifolds.push(m);
-                groups.push((f.part, n, manifolds.len() - 1));
-                manifolds.len() - 1
+                groups.push((f.part, n, used));
+                used += 1;
+                used - 1
             }
         };
         let c = f.contact;
@@ -603,6 +631,7 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy>(
         }
         manifolds[slot].points.push(point);
     }
+    manifolds.truncate(used);
     for m in manifolds.iter_mut() {
         reduce(&mut m.points, pair.flipped);
     }
@@ -627,17 +656,20 @@ fn reduce<D: Copy>(points: &mut Vec<parry3d::query::TrackedContact<D>>, flipped:
         }
         best
     };
-    let mut keep = Vec::with_capacity(4);
+    let mut keep = [usize::MAX; 4];
+    let mut kept = 1;
     let (i0, _) = argmax(&|p| -p.dist);
-    keep.push(i0);
+    keep[0] = i0;
     let p0 = at(&points[i0]);
     let (i1, d1) = argmax(&|p| at(p).distance_squared(p0));
     if d1 > 0.0 {
-        keep.push(i1);
+        keep[kept] = i1;
+        kept += 1;
         let p1 = at(&points[i1]);
         let (i2, a2) = argmax(&|p| (p1 - p0).cross(at(p) - p0).length_squared());
         if a2 > 0.0 {
-            keep.push(i2);
+            keep[kept] = i2;
+            kept += 1;
             let p2 = at(&points[i2]);
             let base = (p1 - p0).cross(p2 - p0).length();
             let added = |p: Vec3| {
@@ -646,10 +678,12 @@ fn reduce<D: Copy>(points: &mut Vec<parry3d::query::TrackedContact<D>>, flipped:
             };
             let (i3, a3) = argmax(&|p| added(at(p)));
             if a3 > 1e-6 * base {
-                keep.push(i3);
+                keep[kept] = i3;
+                kept += 1;
             }
         }
     }
+    let keep = &mut keep[..kept];
     keep.sort_unstable();
     let mut k = 0;
     points.retain(|_| {
