@@ -572,6 +572,53 @@ fn vote(axes: [Crossings; 3], up: usize) -> bool {
     3 * crossed >= 2 * voters
 }
 
+/// Whether every rim edge (see [`rims`]) is one side of a crack: used by one triangle only, and
+/// covered along its whole length, within `eps` (the crack's width), by rim edges on the same line running the other
+/// way. A T-junction (a long edge on one side, its two halves on the other, as CAD exporters
+/// write STL files) leaves such a crack: the surface has no opening, and one ray decides inside
+/// as on a closed mesh. An opening, a fin or a face turned against its neighbour is not a
+/// crack. False past 2^14 rim edges (the pairing is quadratic).
+pub(crate) fn cracks_only(positions: &[DVec3], triangles: &[[u32; 3]], rims: &[u8], eps: f64) -> bool {
+    let mut uses: Vec<(u32, u32)> = Vec::new();
+    for (tri, &r) in triangles.iter().zip(rims) {
+        for k in 0..3 {
+            if r & (1 << k) != 0 {
+                uses.push((tri[k], tri[(k + 1) % 3]));
+            }
+        }
+    }
+    if uses.len() > 1 << 14 {
+        return false;
+    }
+    let mut keys: Vec<(u32, u32)> = uses.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|w| w[0] == w[1]) {
+        return false;
+    }
+    uses.iter().all(|&(a, b)| {
+        let (p, q) = (positions[a as usize], positions[b as usize]);
+        let length = p.distance(q);
+        if !(length > eps) {
+            // (A rim edge within the crack's width is inside the crack.)
+            return length.is_finite();
+        }
+        let dir = (q - p) / length;
+        let on_line = |x: DVec3| (x - p - dir * (x - p).dot(dir)).length() <= eps;
+        let covered: f64 = uses
+            .iter()
+            .filter(|&&(c, d)| {
+                let (r, w) = (positions[c as usize], positions[d as usize]);
+                (w - r).dot(dir) < 0.0 && on_line(r) && on_line(w)
+            })
+            .map(|&(c, d)| {
+                let (t0, t1) = ((positions[d as usize] - p).dot(dir), (positions[c as usize] - p).dot(dir));
+                (t1.min(length) - t0.max(0.0)).max(0.0)
+            })
+            .sum();
+        covered >= length - 2.0 * eps
+    })
+}
+
 /// Per triangle of `triangles` (vertex indices), bit `k` set when its edge from corner `k` to
 /// corner `k + 1` is a rim: used by unequal numbers of triangles in its two directions (an
 /// opening's edge, a fin, a face turned against its neighbour), and bit `3 + k` when its corner `k`
@@ -735,6 +782,45 @@ mod tests {
             }
             assert!(inside.contains(DVec3::new(1.5, -2.5, 0.5 * z)), "inside, half way to the opening");
         }
+    }
+
+    /// A cube whose top face is split with a T-junction (its edge along y = 1 is halved on the top
+    /// and whole on the side) has cracks only; with a top triangle missing it has an opening; a
+    /// halved edge whose halves run the same way as the whole one (a turned face) is no crack.
+    #[test]
+    fn t_junctions_are_cracks_and_openings_are_not() {
+        let mut positions: Vec<DVec3> =
+            (0..8).map(|i| DVec3::new(f64::from(i & 1), f64::from((i >> 1) & 1), f64::from(i >> 2)) * 100.0).collect();
+        positions.push(DVec3::new(50.0, 100.0, 100.0)); // 8: the middle of the top's edge 6-7
+        let mut triangles: Vec<[u32; 3]> = vec![
+            [0, 2, 3],
+            [0, 3, 1], // bottom
+            [0, 1, 5],
+            [0, 5, 4], // y = 0
+            [2, 6, 7],
+            [2, 7, 3], // y = 1: its edge 7-6 whole
+            [0, 4, 6],
+            [0, 6, 2], // x = 0
+            [1, 3, 7],
+            [1, 7, 5], // x = 1
+            [4, 5, 8],
+            [5, 7, 8],
+            [4, 8, 6], // top: 6-8 and 8-7 instead of 6-7
+        ];
+        let check = |triangles: &[[u32; 3]]| cracks_only(&positions, triangles, &rims(triangles), 0.1);
+        assert!(rims(&triangles).iter().any(|&r| r != 0));
+        assert!(check(&triangles));
+        // The middle vertex 0.5 off the whole edge: a crack 0.5 wide, closed by a width of 1.
+        let mut open = positions.clone();
+        open[8].y -= 0.5;
+        assert!(!cracks_only(&open, &triangles, &rims(&triangles), 0.1));
+        assert!(cracks_only(&open, &triangles, &rims(&triangles), 1.0));
+        let opening: Vec<[u32; 3]> = triangles[..12].to_vec();
+        assert!(!check(&opening));
+        // The side face turned over: its edge 6-7 now runs the way the top's halves do.
+        triangles[4] = [2, 7, 6];
+        triangles[5] = [2, 3, 7];
+        assert!(!check(&triangles));
     }
 
     #[test]
