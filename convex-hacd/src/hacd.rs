@@ -57,8 +57,9 @@ pub struct DecomposeOptions {
     /// the limit from the surface, and a part with a hole (a plate's bores, a shell missing a
     /// few triangles) keeps many hulls where its closed twin gets few. Inside is decided by rays
     /// along the axes (one when every part of the input is closed and every edge shared by two
-    /// triangles; else the three up the axes when they agree, and the six up and down them by
-    /// vote when they do not). Default true: fewer hulls on inputs with a body (plate-holes
+    /// triangles, or when the only other edges are the sides of cracks narrower than 20 `s`, as
+    /// T-junctions leave; else the three up the axes when they agree, and the six up and down
+    /// them by vote when they do not). Default true: fewer hulls on inputs with a body (plate-holes
     /// 19 -> 1, bunny-lowpoly 47 -> 21, chess-table 47 -> 17, octagonal-pocket 78 -> 48), every
     /// shared test mesh still within 2% of the diagonal. It costs time: on the shared test
     /// meshes up to about 1.5x that of `false` (featuretype; the inside test and the merges it
