@@ -75,8 +75,8 @@ fn mixed_shape(i: usize) -> SharedShape {
     }
 }
 
-/// A world with `ground` colliders and 1000 bodies dropped on a grid over the hills, settled for
-/// 2 s; some keep sliding down the slopes.
+/// A world with `ground` colliders and 1000 bodies (never sleeping) dropped on a grid over the
+/// hills, settled for 2 s; some keep sliding down the slopes.
 fn world(ground: &[SharedShape], ours: bool, terrain: &TerrainShape) -> PhysicsWorld {
     let mut physics = if ours {
         PhysicsWorld {
@@ -95,7 +95,9 @@ fn world(ground: &[SharedShape], ours: bool, terrain: &TerrainShape) -> PhysicsW
         let ray = voxel_physics::voxel_core::Ray::new(Vec3::new(x, 200.0, z), Vec3::NEG_Y);
         let y = collider.raycast(&ray, 400.0).map_or(30.0, |h| h.point.y) + 1.0;
         let body = physics.bodies.insert(
-            RigidBodyBuilder::dynamic().pose(Pose::from_parts(Vec3::new(x, y, z), Quat::from_rotation_y(i as f32))),
+            RigidBodyBuilder::dynamic()
+                .pose(Pose::from_parts(Vec3::new(x, y, z), Quat::from_rotation_y(i as f32)))
+                .can_sleep(false),
         );
         physics.colliders.insert_with_parent(ColliderBuilder::new(mixed_shape(i)).build(), body, &mut physics.bodies);
     }
@@ -148,12 +150,21 @@ fn step(c: &mut Criterion) {
     memory(&terrain);
     let mut group = c.benchmark_group("rapier/step_1000");
     group.sample_size(20).measurement_time(Duration::from_secs(8));
+    // No body sleeps (a resting body would cost almost nothing and the measured steps would
+    // change as more fall asleep): every step is 1000 bodies' contacts and solve.
+    let awake = |w: &PhysicsWorld| w.islands.active_bodies().count();
     let mut ours = world(&[terrain.shared_shape()], true, &terrain);
+    let before = awake(&ours);
     group.bench_function("ours", |b| b.iter(|| ours.step()));
+    println!("ours: {before} of 1000 bodies awake after settling, {} after the measurement", awake(&ours));
     let mut chunked = world(&per_chunk, false, &terrain);
+    let before = awake(&chunked);
     group.bench_function("trimesh_per_chunk_fixed", |b| b.iter(|| chunked.step()));
+    println!("per chunk: {before} of 1000 bodies awake after settling, {} after", awake(&chunked));
     let mut one = world(&stitched, false, &terrain);
+    let before = awake(&one);
     group.bench_function("trimesh_stitched_fixed", |b| b.iter(|| one.step()));
+    println!("stitched: {before} of 1000 bodies awake after settling, {} after", awake(&one));
     group.finish();
 }
 
