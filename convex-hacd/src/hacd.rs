@@ -1163,3 +1163,29 @@ fn surface_distance(p: DVec3, shape: &Shape) -> f64 {
         })
         .fold(f64::INFINITY, f64::min)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result evaluated ahead is handed out only for its own edge and nodes at the versions it
+    /// was evaluated at: after either node changed (a collapse bumps its version), the edge must be
+    /// evaluated again, or a result from the old nodes would be used (different hulls on two
+    /// threads than on one).
+    #[test]
+    fn a_result_evaluated_ahead_is_used_only_while_its_nodes_are_unchanged() {
+        let shape = |n: usize| Shape { points: vec![DVec3::ZERO; n], ..Shape::default() };
+        let mut kept: Speculation<Option<(f64, Shape)>> = Speculation { kept: None };
+        assert!(kept.keep(7, [1, 2], [0, 0], Some((1.0, shape(4)))).is_none());
+        assert!(kept.take(7, [1, 2], [0, 1]).is_none(), "node 2 changed since");
+        assert!(kept.take(6, [1, 2], [0, 0]).is_none(), "another edge");
+        assert!(kept.take(7, [1, 3], [0, 0]).is_none(), "other nodes");
+        let taken = kept.take(7, [1, 2], [0, 0]).expect("unchanged nodes");
+        assert_eq!(taken.map(|(cost, s)| (cost, s.points.len())), Some((1.0, 4)));
+        assert!(kept.take(7, [1, 2], [0, 0]).is_none(), "handed out once");
+        // Keeping a new result returns the replaced one's hull for reuse.
+        assert!(kept.keep(8, [4, 5], [2, 2], Some((0.5, shape(5)))).is_none());
+        let old = kept.keep(9, [6, 7], [0, 0], None);
+        assert_eq!(old.map(|s| s.points.len()), Some(5));
+    }
+}
