@@ -62,9 +62,10 @@ pub struct DecomposeOptions {
     /// them by vote when they do not). Default true: fewer hulls on inputs with a body (plate-holes
     /// 19 -> 1, bunny-lowpoly 47 -> 21, chess-table 47 -> 17, octagonal-pocket 78 -> 48), every
     /// shared test mesh still within 2% of the diagonal. It costs time: on the shared test
-    /// meshes up to about 1.5x that of `false` (featuretype; the inside test and the merges it
-    /// allows), and an open cylinder can get more hulls. `false` is the behaviour before the
-    /// option existed. Figures in the crate's `docs/measurements.md`.
+    /// meshes 1.1-1.8x that of `false` (the inside test and the merges it allows), 3.3x on
+    /// chess-table, whose openings send points to the six rays' vote; an open cylinder can get
+    /// more hulls. `false` is the behaviour before the option existed. Figures in the crate's
+    /// `docs/measurements.md`.
     pub merge_through_inside: bool,
     /// Beyond the article: the farthest the hulls may stick out of the input, as a fraction of its
     /// bounding-box diagonal. At the end, every hull is checked at points `sample_spacing` apart on
