@@ -62,7 +62,7 @@ pub struct DecomposeOptions {
     /// them by vote when they do not). Default true: fewer hulls on inputs with a body (plate-holes
     /// 19 -> 1, bunny-lowpoly 47 -> 21, chess-table 47 -> 17, octagonal-pocket 78 -> 48), every
     /// shared test mesh still within 2% of the diagonal. It costs time: on the shared test
-    /// meshes 1.1-1.8x that of `false` (the inside test and the merges it allows), 3.3x on
+    /// meshes up to 1.8x that of `false` (the inside test and the merges it allows), 3.3x on
     /// chess-table, whose openings send points to the six rays' vote; an open cylinder can get
     /// more hulls. `false` is the behaviour before the option existed. Figures in the crate's
     /// `docs/measurements.md`.
