@@ -50,6 +50,9 @@ pub const GRID_CHUNKS_PER_STORED: u64 = 64;
 pub const GRID_MIN_CHUNKS: u64 = 4096;
 /// Keys visited per batch of a build: the reads' results are held one batch at a time.
 const BUILD_BATCH: usize = 4096;
+/// Largest dirty box (in voxels, 64^3) a refresh patches from one read of the box itself rather
+/// than re-reading its chunks whole.
+const PATCH_MAX_VOXELS: u64 = 1 << 18;
 
 /// Chunk table entry of a chunk with no solid voxel.
 const EMPTY: u32 = u32::MAX;
@@ -191,7 +194,14 @@ impl Occupancy {
             return Ok(());
         }
         let keys: Vec<IVec3> = dirty.chunk_keys(CHUNK_EDGE).iter().collect();
-        self.rebuild_chunks(source, &keys)?;
+        // A small edit (a dig of radius 3 touches up to eight chunks, 262,144 voxels, for its
+        // 1,000) re-reads its own voxels only; a large one re-reads whole chunks in parallel.
+        let chunk_volume = (CHUNK_EDGE * CHUNK_EDGE * CHUNK_EDGE) as u64;
+        if dirty.volume() <= PATCH_MAX_VOXELS && dirty.volume() * 4 <= keys.len() as u64 * chunk_volume {
+            self.patch(source, dirty, &keys)?;
+        } else {
+            self.rebuild_chunks(source, &keys)?;
+        }
         if !self.outside.is_empty() && self.grid_fits(self.key_bounds) {
             self.key_bounds = self.stored_key_box();
             self.regrid();
@@ -291,6 +301,74 @@ impl Occupancy {
         // Stored in key order, so slots (and memory) do not depend on the thread count.
         for (key, result) in keys.iter().zip(results) {
             self.store_chunk(*key, result);
+        }
+        Ok(())
+    }
+
+    /// Rewrites the bits of the voxels of `dirty` (inside the world box; its chunks are `keys`)
+    /// from one read of that box, then recomputes the brick mask and solid box of each chunk from
+    /// its bits. The read is the only step that can fail, so a failed patch changes nothing.
+    fn patch<S: VoxelSource>(&mut self, source: &S, dirty: VoxelBox, keys: &[IVec3]) -> Result<(), RaymarchError> {
+        let solid = solid_materials(source.phase_table());
+        let is_solid = |v: Voxel| v.distance < 0 && solid[v.material as usize];
+        let mut buf = Vec::new();
+        source.read_region(dirty, &mut buf).map_err(RaymarchError::Source)?;
+        let size = dirty.size();
+        let (sx, sz) = (size.x as usize, size.z as usize);
+        for &key in keys {
+            let min = key * CHUNK_EDGE;
+            let part = VoxelBox::from_min_size(min, IVec3::splat(CHUNK_EDGE)).intersection(&dirty);
+            // Row `z + 32 y` of the part, as the bits of its x range (`range`) and its solid voxels.
+            let x0 = (part.min.x - dirty.min.x) as usize;
+            let width = (part.max.x - part.min.x) as usize;
+            let shift = part.min.x - min.x;
+            let range = (u32::MAX >> (32 - width)) << shift;
+            let rows = (part.min.y..part.max.y).flat_map(|y| (part.min.z..part.max.z).map(move |z| (y, z)));
+            let row_bits = |(y, z): (i32, i32)| {
+                let start = x0 + sx * ((z - dirty.min.z) as usize + sz * (y - dirty.min.y) as usize);
+                let word = buf[start..start + width]
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |w, (x, v)| w | u32::from(is_solid(*v)) << x);
+                ((z - min.z) as usize + CHUNK_EDGE as usize * (y - min.y) as usize, word << shift)
+            };
+            let mut slot = self.slot(key);
+            if slot == EMPTY {
+                // Nothing stored: only new solid voxels need a slot.
+                if rows.clone().all(|r| row_bits(r).1 == 0) {
+                    continue;
+                }
+                slot = match self.free.pop() {
+                    Some(slot) => slot,
+                    None => {
+                        self.bits.resize(self.bits.len() + CHUNK_WORDS, 0);
+                        self.bricks.push(0);
+                        self.solid_boxes.push(VoxelBox::EMPTY);
+                        self.bricks.len() as u32 - 1
+                    }
+                };
+                self.bits[slot as usize * CHUNK_WORDS..][..CHUNK_WORDS].fill(0);
+                self.set_slot(key, slot);
+                self.stored += 1;
+                self.key_bounds = self.key_bounds.union(&VoxelBox::from_min_size(key, IVec3::ONE));
+            }
+            let words = &mut self.bits[slot as usize * CHUNK_WORDS..][..CHUNK_WORDS];
+            for (row, word) in rows.map(row_bits) {
+                let half = 32 * (row & 1);
+                let w = &mut words[row >> 1];
+                *w = (*w & !(u64::from(range) << half)) | u64::from(word) << half;
+            }
+            match summarize(words) {
+                None => {
+                    self.free.push(slot);
+                    self.set_slot(key, EMPTY);
+                    self.stored -= 1;
+                }
+                Some((mask, lo, hi)) => {
+                    self.bricks[slot as usize] = mask;
+                    self.solid_boxes[slot as usize] = VoxelBox::new(min + lo, min + hi);
+                }
+            }
         }
         Ok(())
     }
@@ -437,6 +515,35 @@ fn solid_materials(table: &PhaseTable) -> [bool; 256] {
     core::array::from_fn(|m| table.phase(m as u8) == Phase::Solid)
 }
 
+/// The brick mask of a chunk's bits and the box of its solid voxels (chunk-relative, `lo`
+/// inclusive, `hi` exclusive); `None` when no bit is set.
+fn summarize(words: &[u64]) -> Option<(u8, IVec3, IVec3)> {
+    let mut mask = 0u8;
+    let (mut lo, mut hi) = (IVec3::splat(CHUNK_EDGE), IVec3::ZERO);
+    for (i, &pair) in words.iter().enumerate() {
+        if pair == 0 {
+            continue;
+        }
+        for half in 0..2 {
+            let word = (pair >> (32 * half)) as u32;
+            if word == 0 {
+                continue;
+            }
+            let row_index = 2 * i + half;
+            let (z, y) = (row_index % CHUNK_EDGE as usize, row_index / CHUNK_EDGE as usize);
+            let row = IVec3::new(0, y as i32, z as i32);
+            lo = lo.min(row.with_x(word.trailing_zeros() as i32));
+            hi = hi.max((row + IVec3::ONE).with_x(32 - word.leading_zeros() as i32));
+            for bx in 0..2 {
+                if word >> (16 * bx) & 0xffff != 0 {
+                    mask |= 1 << (bx + 2 * (z / 16) + 4 * (y / 16));
+                }
+            }
+        }
+    }
+    (mask != 0).then_some((mask, lo, hi))
+}
+
 /// The bits of chunk `key`, or `None` when it holds no solid voxel.
 fn chunk_bits<S: VoxelSource>(
     source: &S,
@@ -488,4 +595,66 @@ fn chunk_bits<S: VoxelSource>(
         }
     }
     Ok(if mask == 0 { None } else { Some((bits, mask, VoxelBox::new(min + lo, min + hi))) })
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+    use voxel_store::Brush;
+    use voxel_store::generate::{Terrain, terrain};
+    use voxel_testdata::Rng;
+
+    use super::*;
+
+    /// The brick mask and solid box of every stored chunk, by key, and the solid bounds.
+    fn summary(occ: &Occupancy, keys: VoxelBox) -> (Vec<(IVec3, u8, VoxelBox)>, VoxelBox, usize) {
+        let chunks = keys
+            .iter()
+            .filter_map(|k| {
+                let slot = occ.slot(k);
+                (slot != EMPTY).then(|| (k, occ.bricks[slot as usize], occ.solid_boxes[slot as usize]))
+            })
+            .collect();
+        (chunks, occ.solid_bounds, occ.stored)
+    }
+
+    /// Small edits take the patch path: bits, brick masks, solid boxes and bounds equal a fresh
+    /// build's, through digs that empty chunks and additions in chunks that held nothing.
+    #[test]
+    fn patched_refreshes_equal_a_fresh_build() {
+        let size = IVec3::new(80, 64, 72);
+        let mut store = terrain(&Terrain::new(size, 9)).unwrap();
+        let world = VoxelBox::new(IVec3::ZERO, size);
+        let mut occ = Occupancy::build(&store, world).unwrap();
+        let keys = world.chunk_keys(CHUNK_EDGE);
+        let mut rng = Rng(23);
+        let mut patched = 0;
+        for i in 0..60 {
+            let center = Vec3::new(rng.range(0.0, 80.0), rng.range(0.0, 64.0), rng.range(0.0, 72.0));
+            let brush = Brush::Sphere { center, radius: rng.range(0.5, 6.0) };
+            // Every fourth edit adds in the air (chunks with nothing stored), the others dig and fill.
+            let report = match i % 4 {
+                0 => store.subtract(&brush),
+                1 => store.add(&brush, 3),
+                2 => store.subtract(&Brush::Box { center, half_extents: Vec3::new(40.0, 2.0, 1.5) }),
+                _ => store.add(&Brush::Sphere { center: center.with_y(rng.range(50.0, 63.0)), radius: 2.0 }, 3),
+            }
+            .unwrap();
+            let d = report.dirty.intersection(&world);
+            if d.volume() * 4 <= d.chunk_keys(CHUNK_EDGE).volume() * (CHUNK_EDGE as u64).pow(3) {
+                patched += 1;
+            }
+            occ.refresh(&store, report.dirty).unwrap();
+            let fresh = Occupancy::build(&store, world).unwrap();
+            assert_eq!(summary(&occ, keys), summary(&fresh, keys), "edit {i}");
+            for k in keys.iter() {
+                let (a, b) = (occ.slot(k), fresh.slot(k));
+                if a != EMPTY {
+                    let bits = |o: &Occupancy, s: u32| o.bits[s as usize * CHUNK_WORDS..][..CHUNK_WORDS].to_vec();
+                    assert_eq!(bits(&occ, a), bits(&fresh, b), "edit {i}, chunk {k}");
+                }
+            }
+        }
+        assert!(patched >= 40, "{patched} of 60 edits took the patch path");
+    }
 }
