@@ -13,9 +13,7 @@
 //! Collision memory is printed before the groups run (a counting allocator measures the bytes
 //! the `TriMesh` colliders hold; ours is the narrowphase cache's own count).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -30,27 +28,10 @@ use voxel_physics::voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_physics::{Brush, ColliderOptions, PHYSICS_CHUNK_EDGE, TerrainCollider, VoxelBox};
 use voxel_rapier::{TerrainDispatcher, TerrainShape, reference, terrain_changed};
 use voxel_store::generate;
-
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: forwards to the system allocator and only counts bytes.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: same layout contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use voxel_testdata::ByteCounter;
 
 #[global_allocator]
-static ALLOC: Counting = Counting;
+static ALLOC: ByteCounter = ByteCounter::new();
 
 const SIZE: IVec3 = IVec3::new(128, 48, 128);
 
@@ -108,21 +89,13 @@ fn world(ground: &[SharedShape], ours: bool, terrain: &TerrainShape) -> PhysicsW
     physics
 }
 
-fn live() -> isize {
-    LIVE.load(Ordering::Relaxed)
-}
-
 fn memory(terrain: &TerrainShape) {
     let c = terrain.read();
-    let before = live();
-    let per_chunk = reference::trimesh_per_chunk(&c, TriMeshFlags::FIX_INTERNAL_EDGES);
-    let per_chunk_bytes = live() - before;
-    let before = live();
-    let plain = reference::trimesh_per_chunk(&c, TriMeshFlags::empty());
-    let plain_bytes = live() - before;
-    let before = live();
-    let stitched = reference::stitched_trimesh(&c, TriMeshFlags::FIX_INTERNAL_EDGES);
-    let stitched_bytes = live() - before;
+    let (per_chunk, per_chunk_bytes, _) =
+        ALLOC.measure(|| reference::trimesh_per_chunk(&c, TriMeshFlags::FIX_INTERNAL_EDGES));
+    let (plain, plain_bytes, _) = ALLOC.measure(|| reference::trimesh_per_chunk(&c, TriMeshFlags::empty()));
+    let (stitched, stitched_bytes, _) =
+        ALLOC.measure(|| reference::stitched_trimesh(&c, TriMeshFlags::FIX_INTERNAL_EDGES));
     let stats = c.cache_stats();
     let tris = stats.triangles.max(1) as f64;
     println!(
