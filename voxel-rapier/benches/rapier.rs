@@ -139,6 +139,27 @@ fn step(c: &mut Criterion) {
     group.bench_function("trimesh_stitched_fixed", |b| b.iter(|| one.step()));
     println!("stitched: {before} of 1000 bodies awake after settling, {} after", awake(&one));
     group.finish();
+    for (name, w) in [("ours", &mut ours), ("per chunk + flag", &mut chunked), ("stitched + flag", &mut one)] {
+        narrow_phase_share(name, w);
+    }
+}
+
+/// Prints the narrow phase's share of a step (rapier's own stage timers, summed over 60 steps).
+fn narrow_phase_share(name: &str, w: &mut PhysicsWorld) {
+    w.physics_pipeline.counters.enable();
+    let (mut narrow, mut total) = (0.0, 0.0);
+    for _ in 0..60 {
+        w.step();
+        narrow += w.physics_pipeline.counters.narrow_phase_time_ms();
+        total += w.physics_pipeline.counters.step_time_ms();
+    }
+    w.physics_pipeline.counters.disable();
+    println!(
+        "{name}: narrow phase {:.2} ms of a {:.2} ms step ({:.0}%), rapier's timers over 60 steps",
+        narrow / 60.0,
+        total / 60.0,
+        100.0 * narrow / total.max(1e-9)
+    );
 }
 
 /// The dig sites of `rapier/dig_r3/*`: 400 points on a 20 x 20 grid over the hills, each with a
