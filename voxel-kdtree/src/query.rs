@@ -136,7 +136,7 @@ impl KdTree {
         }
         let (lo, hi) = (query.min, query.max);
         self.walk_aabb(query, scratch, |id| {
-            let [a, b, c] = source.triangle(id).map(|v| source.vertex(v));
+            let [a, b, c] = source.triangle_positions(id);
             // Stored triangles are finite, so the comparisons decide. Written and dropped again
             // rather than pushed behind a branch: about half the candidates pass, and a
             // mispredicted branch also discards the next node's fetch.

@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{BruteWorld, Rng, collider, flat, terrain};
+use common::{BruteWorld, Rng, collider, cube, flat, terrain};
 use glam::{IVec3, Quat, Vec3};
-use voxel_contacts::{Capsule, ConvexPolyhedron, Cuboid, FeatureKeys, Pose, Sphere};
+use voxel_contacts::{Capsule, Cuboid, FeatureKeys, Pose, Sphere};
 use voxel_core::{Contact, VoxelBox};
 use voxel_physics::{ContactOptions, ContactScratch, PhysicsError, Shape, TerrainCollider};
 
@@ -23,24 +23,6 @@ fn contacts_of(c: &TerrainCollider, shape: &Shape<'_>, options: &ContactOptions)
     let mut out = Vec::new();
     c.contacts(shape, options, &mut scratch, &mut out).unwrap();
     (out, scratch)
-}
-
-/// A cube as a convex polyhedron, half side `h`.
-fn cube(h: f32) -> ConvexPolyhedron {
-    let points: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(if i & 1 == 0 { -h } else { h }, if i & 2 == 0 { -h } else { h }, if i & 4 == 0 { -h } else { h })
-        })
-        .collect();
-    let faces = vec![
-        vec![0, 2, 3, 1],
-        vec![4, 5, 7, 6],
-        vec![0, 1, 5, 4],
-        vec![2, 6, 7, 3],
-        vec![0, 4, 6, 2],
-        vec![1, 3, 7, 5],
-    ];
-    ConvexPolyhedron::new(points, &faces).unwrap()
 }
 
 #[test]

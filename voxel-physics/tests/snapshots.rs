@@ -7,9 +7,9 @@
 
 mod common;
 
-use common::{collider, flat, terrain};
+use common::{collider, cube, flat, terrain};
 use glam::{IVec3, Quat, Vec3};
-use voxel_contacts::{ConvexPolyhedron, Pose};
+use voxel_contacts::Pose;
 use voxel_core::{Feature, Ray};
 use voxel_physics::{ContactOptions, ContactScratch, Shape};
 
@@ -20,24 +20,6 @@ fn num(x: f32) -> String {
 
 fn vec3(v: Vec3) -> String {
     format!("{} {} {}", num(v.x), num(v.y), num(v.z))
-}
-
-/// A cube as a convex polyhedron, half side `h`.
-fn cube(h: f32) -> ConvexPolyhedron {
-    let points: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(if i & 1 == 0 { -h } else { h }, if i & 2 == 0 { -h } else { h }, if i & 4 == 0 { -h } else { h })
-        })
-        .collect();
-    let faces = vec![
-        vec![0, 2, 3, 1],
-        vec![4, 5, 7, 6],
-        vec![0, 1, 5, 4],
-        vec![2, 6, 7, 3],
-        vec![0, 4, 6, 2],
-        vec![1, 3, 7, 5],
-    ];
-    ConvexPolyhedron::new(points, &faces).unwrap()
 }
 
 #[test]

@@ -338,19 +338,8 @@ impl Occupancy {
                 if rows.clone().all(|r| row_bits(r).1 == 0) {
                     continue;
                 }
-                slot = match self.free.pop() {
-                    Some(slot) => slot,
-                    None => {
-                        self.bits.resize(self.bits.len() + CHUNK_WORDS, 0);
-                        self.bricks.push(0);
-                        self.solid_boxes.push(VoxelBox::EMPTY);
-                        self.bricks.len() as u32 - 1
-                    }
-                };
+                slot = self.take_slot(key);
                 self.bits[slot as usize * CHUNK_WORDS..][..CHUNK_WORDS].fill(0);
-                self.set_slot(key, slot);
-                self.stored += 1;
-                self.key_bounds = self.key_bounds.union(&VoxelBox::from_min_size(key, IVec3::ONE));
             }
             let words = &mut self.bits[slot as usize * CHUNK_WORDS..][..CHUNK_WORDS];
             for (row, word) in rows.map(row_bits) {
@@ -359,11 +348,7 @@ impl Occupancy {
                 *w = (*w & !(u64::from(range) << half)) | u64::from(word) << half;
             }
             match summarize(words) {
-                None => {
-                    self.free.push(slot);
-                    self.set_slot(key, EMPTY);
-                    self.stored -= 1;
-                }
+                None => self.release_slot(key, slot),
                 Some((mask, lo, hi)) => {
                     self.bricks[slot as usize] = mask;
                     self.solid_boxes[slot as usize] = VoxelBox::new(min + lo, min + hi);
@@ -389,34 +374,42 @@ impl Occupancy {
         match result {
             None => {
                 if old != EMPTY {
-                    self.free.push(old);
-                    self.set_slot(key, EMPTY);
-                    self.stored -= 1;
+                    self.release_slot(key, old);
                 }
             }
             Some((bits, mask, solid_box)) => {
-                let slot = if old != EMPTY {
-                    old
-                } else if let Some(slot) = self.free.pop() {
-                    slot
-                } else {
-                    let slot = self.bricks.len() as u32;
-                    self.bits.resize(self.bits.len() + CHUNK_WORDS, 0);
-                    self.bricks.push(0);
-                    self.solid_boxes.push(VoxelBox::EMPTY);
-                    slot
-                };
+                let slot = if old != EMPTY { old } else { self.take_slot(key) };
                 let start = slot as usize * CHUNK_WORDS;
                 self.bits[start..start + CHUNK_WORDS].copy_from_slice(&bits[..]);
                 self.bricks[slot as usize] = mask;
                 self.solid_boxes[slot as usize] = solid_box;
-                if old == EMPTY {
-                    self.set_slot(key, slot);
-                    self.stored += 1;
-                    self.key_bounds = self.key_bounds.union(&VoxelBox::from_min_size(key, IVec3::ONE));
-                }
             }
         }
+    }
+
+    /// A slot for chunk `key`, which has none: a freed one or a new one at the end, registered as
+    /// the chunk's. Its bits are the caller's to write.
+    fn take_slot(&mut self, key: IVec3) -> u32 {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.bits.resize(self.bits.len() + CHUNK_WORDS, 0);
+                self.bricks.push(0);
+                self.solid_boxes.push(VoxelBox::EMPTY);
+                self.bricks.len() as u32 - 1
+            }
+        };
+        self.set_slot(key, slot);
+        self.stored += 1;
+        self.key_bounds = self.key_bounds.union(&VoxelBox::from_min_size(key, IVec3::ONE));
+        slot
+    }
+
+    /// Chunk `key` holds no solid voxel any more: its slot goes back to the free list.
+    fn release_slot(&mut self, key: IVec3, slot: u32) {
+        self.free.push(slot);
+        self.set_slot(key, EMPTY);
+        self.stored -= 1;
     }
 
     /// The slot of chunk `key` (voxels `key * 32..key * 32 + 32`), or [`EMPTY`]. Read once per
@@ -515,33 +508,50 @@ fn solid_materials(table: &PhaseTable) -> [bool; 256] {
     core::array::from_fn(|m| table.phase(m as u8) == Phase::Solid)
 }
 
-/// The brick mask of a chunk's bits and the box of its solid voxels (chunk-relative, `lo`
-/// inclusive, `hi` exclusive); `None` when no bit is set.
-fn summarize(words: &[u64]) -> Option<(u8, IVec3, IVec3)> {
-    let mut mask = 0u8;
-    let (mut lo, mut hi) = (IVec3::splat(CHUNK_EDGE), IVec3::ZERO);
-    for (i, &pair) in words.iter().enumerate() {
-        if pair == 0 {
-            continue;
-        }
-        for half in 0..2 {
-            let word = (pair >> (32 * half)) as u32;
-            if word == 0 {
-                continue;
-            }
-            let row_index = 2 * i + half;
-            let (z, y) = (row_index % CHUNK_EDGE as usize, row_index / CHUNK_EDGE as usize);
-            let row = IVec3::new(0, y as i32, z as i32);
-            lo = lo.min(row.with_x(word.trailing_zeros() as i32));
-            hi = hi.max((row + IVec3::ONE).with_x(32 - word.leading_zeros() as i32));
-            for bx in 0..2 {
-                if word >> (16 * bx) & 0xffff != 0 {
-                    mask |= 1 << (bx + 2 * (z / 16) + 4 * (y / 16));
-                }
+/// A chunk's brick mask and the box of its solid voxels (chunk-relative: `lo` inclusive, `hi`
+/// exclusive), grown row by row.
+struct RowSummary {
+    mask: u8,
+    lo: IVec3,
+    hi: IVec3,
+}
+
+impl RowSummary {
+    const EMPTY: Self = Self { mask: 0, lo: IVec3::splat(CHUNK_EDGE), hi: IVec3::ZERO };
+
+    /// Adds row `(z, y)` of the chunk, a non-zero word of its solid bits along x.
+    fn add(&mut self, z: usize, y: usize, word: u32) {
+        let row = IVec3::new(0, y as i32, z as i32);
+        self.lo = self.lo.min(row.with_x(word.trailing_zeros() as i32));
+        self.hi = self.hi.max((row + IVec3::ONE).with_x(32 - word.leading_zeros() as i32));
+        // Two bricks of 16 along x (the mask layout `bx + 2 bz + 4 by` assumes 16^3 bricks).
+        const { assert!(BRICK_EDGE == 16 && CHUNK_EDGE == 32) };
+        for bx in 0..2 {
+            if word >> (16 * bx) & 0xffff != 0 {
+                self.mask |= 1 << (bx + 2 * (z / 16) + 4 * (y / 16));
             }
         }
     }
-    (mask != 0).then_some((mask, lo, hi))
+
+    /// The mask and box, or `None` when no row had a solid voxel.
+    fn finish(self) -> Option<(u8, IVec3, IVec3)> {
+        (self.mask != 0).then_some((self.mask, self.lo, self.hi))
+    }
+}
+
+/// The brick mask and solid box of a chunk's stored bits; `None` when no bit is set.
+fn summarize(words: &[u64]) -> Option<(u8, IVec3, IVec3)> {
+    let mut summary = RowSummary::EMPTY;
+    for (i, &pair) in words.iter().enumerate().filter(|(_, w)| **w != 0) {
+        for half in 0..2 {
+            let word = (pair >> (32 * half)) as u32;
+            if word != 0 {
+                let row_index = 2 * i + half;
+                summary.add(row_index % CHUNK_EDGE as usize, row_index / CHUNK_EDGE as usize, word);
+            }
+        }
+    }
+    summary.finish()
 }
 
 /// The bits of chunk `key`, or `None` when it holds no solid voxel.
@@ -568,9 +578,7 @@ fn chunk_bits<S: VoxelSource>(
     // cuts its first chunks.
     let offset = region.min - min;
     let mut bits = Box::new([0u64; CHUNK_WORDS]);
-    let mut mask = 0u8;
-    // The box of the solid voxels, chunk-relative: lo inclusive, hi exclusive.
-    let (mut lo, mut hi) = (IVec3::splat(CHUNK_EDGE), IVec3::ZERO);
+    let mut summary = RowSummary::EMPTY;
     // One row of up to 32 voxels along x becomes one half of a word: rows z and z + 1 share it.
     for (r, row) in buf.chunks_exact(sx).enumerate() {
         let (z, y) = (r % sz + offset.z as usize, r / sz + offset.y as usize);
@@ -581,20 +589,11 @@ fn chunk_bits<S: VoxelSource>(
         if word == 0 {
             continue;
         }
-        let row = IVec3::new(0, y as i32, z as i32);
-        lo = lo.min(row.with_x(word.trailing_zeros() as i32));
-        hi = hi.max((row + IVec3::ONE).with_x(32 - word.leading_zeros() as i32));
+        summary.add(z, y, word);
         let row_index = z + CHUNK_EDGE as usize * y;
         bits[row_index >> 1] |= u64::from(word) << (32 * (row_index & 1));
-        // Two bricks of 16 along x (the mask layout `bx + 2 bz + 4 by` assumes 16^3 bricks).
-        const { assert!(BRICK_EDGE == 16 && CHUNK_EDGE == 32) };
-        for bx in 0..2 {
-            if word >> (16 * bx) & 0xffff != 0 {
-                mask |= 1 << (bx + 2 * (z / 16) + 4 * (y / 16));
-            }
-        }
     }
-    Ok(if mask == 0 { None } else { Some((bits, mask, VoxelBox::new(min + lo, min + hi))) })
+    Ok(summary.finish().map(|(mask, lo, hi)| (bits, mask, VoxelBox::new(min + lo, min + hi))))
 }
 
 #[cfg(test)]

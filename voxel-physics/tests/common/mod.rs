@@ -132,3 +132,21 @@ pub fn rays(world: VoxelBox, count: usize, seed: u64) -> Vec<Ray> {
         })
         .collect()
 }
+
+/// A cube as a convex polyhedron, half side `h`.
+pub fn cube(h: f32) -> voxel_contacts::ConvexPolyhedron {
+    let points: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(if i & 1 == 0 { -h } else { h }, if i & 2 == 0 { -h } else { h }, if i & 4 == 0 { -h } else { h })
+        })
+        .collect();
+    let faces = vec![
+        vec![0, 2, 3, 1],
+        vec![4, 5, 7, 6],
+        vec![0, 1, 5, 4],
+        vec![2, 6, 7, 3],
+        vec![0, 4, 6, 2],
+        vec![1, 3, 7, 5],
+    ];
+    voxel_contacts::ConvexPolyhedron::new(points, &faces).unwrap()
+}
