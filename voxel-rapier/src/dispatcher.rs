@@ -108,7 +108,7 @@ pub(crate) struct Scratch {
     /// Indices into `found`, in manifold-building order.
     order: Vec<usize>,
     /// The manifolds being built: part, normal, index.
-    groups: Vec<(u32, Vec3, usize)>,
+    groups: Vec<(u32, Vec3, usize, Vec3)>,
     /// Buffers whose element type is the caller's contact data (rapier's, or a test's), by type.
     typed: AHashMap<TypeId, Box<dyn Any>>,
 }
@@ -591,9 +591,11 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
     for &i in order.iter() {
         let f = &found[i];
         let n = f.contact.normal;
-        let slot = groups.iter().find(|g| g.0 == f.part && g.1.dot(n) >= SAME_NORMAL_COS).map(|g| g.2);
-        let slot = match slot {
-            Some(s) => s,
+        let slot = match groups.iter_mut().find(|g| g.0 == f.part && g.1.dot(n) >= SAME_NORMAL_COS) {
+            Some(g) => {
+                g.3 += n;
+                g.2
+            }
             None => {
                 if used == manifolds.len() {
                     manifolds.push(ContactManifold::new());
@@ -612,7 +614,7 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
                     m.local_n1 = n;
                     m.local_n2 = rotate_inv(pair.pose.rotation, -n);
                 }
-                groups.push((f.part, n, used));
+                groups.push((f.part, n, used, n));
                 used += 1;
                 used - 1
             }
@@ -632,6 +634,20 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
         manifolds[slot].points.push(point);
     }
     manifolds.truncate(used);
+    // The manifold pushes along the mean of its contacts' normals: on facets a few tenths of a
+    // degree apart (quantized distances on a slanted surface), the deepest one's normal alone
+    // would steer a box along that one facet's tilt.
+    for g in groups.iter() {
+        let n = g.3.normalize_or(g.1);
+        let m = &mut manifolds[g.2];
+        if pair.flipped {
+            m.local_n1 = rotate_inv(pair.pose.rotation, -n);
+            m.local_n2 = n;
+        } else {
+            m.local_n1 = n;
+            m.local_n2 = rotate_inv(pair.pose.rotation, -n);
+        }
+    }
     for m in manifolds.iter_mut() {
         reduce(&mut m.points, pair.flipped);
     }
