@@ -62,10 +62,10 @@ impl Walker {
         );
         let walk = self.controller.move_shape(DT, &queries, self.shape.as_ref(), &self.pose, velocity * DT, |_| {});
         self.pose.translation += walk.translation;
-        if self.snap {
-            if let Some(snap) = snap_to_ground(&queries, self.shape.as_ref(), &self.pose, Vec3::Y, 0.3, 0.02) {
-                self.pose.translation += snap;
-            }
+        if self.snap
+            && let Some(snap) = snap_to_ground(&queries, self.shape.as_ref(), &self.pose, Vec3::Y, 0.3, 0.02)
+        {
+            self.pose.translation += snap;
         }
         self.fall = (self.fall + GRAVITY * DT).max(-20.0);
         let drop = self.controller.move_shape(
