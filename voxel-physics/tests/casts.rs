@@ -243,3 +243,55 @@ fn bad_casts_are_refused() {
     let (a, b) = (a.expect("lands"), b.expect("lands"));
     assert!((a.hit.t + 1e5 - b.hit.t).abs() < 0.02, "{} vs {}", a.hit.t, b.hit.t);
 }
+
+#[test]
+fn shapes_sliding_along_a_slanted_plane_never_hit() {
+    // A plane falling 20 degrees along (1, 0, 0.6): its mesh crosses seams on every axis, and the
+    // quantized distances move its vertices up to about 0.01 off the plane.
+    let down = Vec3::new(1.0, 0.0, 0.6).normalize();
+    let tan = 20f32.to_radians().tan();
+    let height = |x: f32, z: f32| 40.0 - tan * (x * down.x + z * down.z);
+    let normal = Vec3::new(tan * down.x, 1.0, tan * down.z).normalize();
+    let size = IVec3::new(96, 48, 64);
+    let mut store = voxel_store::VoxelStore::with_palette(voxel_store::generate::palette());
+    let world = voxel_core::VoxelBox::new(IVec3::ZERO, size);
+    voxel_store::generate::from_fn(&mut store, world, |p| {
+        let d = (p.y as f32 - height(p.x as f32, p.z as f32)) * normal.y;
+        let material =
+            if d < 0.0 { voxel_store::generate::materials::ROCK } else { voxel_store::generate::materials::AIR };
+        voxel_core::Voxel::new(voxel_store::quantize(d), material)
+    })
+    .unwrap();
+    let collider = collider(store, world);
+    let along = Quat::from_rotation_arc(Vec3::Y, normal);
+    let mut scratch = CastScratch::new();
+    let mut rng = Rng(5);
+    let mut casts = 0;
+    while casts < 300 {
+        let (x, z) = (rng.range(10.0, 86.0), rng.range(10.0, 54.0));
+        // 3 cm of clearance from the plane: more than the vertices' offsets and the skin.
+        let foot = Vec3::new(x, height(x, z), z) + normal * 0.03;
+        let yaw = Quat::from_rotation_y(rng.range(0.0, 6.3));
+        let shape = match casts % 3 {
+            0 => Shape::Sphere(Sphere { center: foot + normal * 0.4, radius: 0.4 }),
+            1 => {
+                let half = along * yaw * Vec3::new(0.5, 0.0, 0.0);
+                Shape::Capsule(Capsule { a: foot + normal * 0.3 - half, b: foot + normal * 0.3 + half, radius: 0.3 })
+            }
+            _ => Shape::Cuboid(Cuboid {
+                half_extents: Vec3::new(0.6, 0.4, 0.3),
+                pose: Pose::new(along * yaw, foot + normal * 0.4),
+            }),
+        };
+        let angle = rng.range(0.0, 6.3);
+        let motion = along * Vec3::new(angle.cos(), 0.0, angle.sin()) * 20.0;
+        let end = foot + motion;
+        if !(4.0..92.0).contains(&end.x) || !(4.0..60.0).contains(&end.z) {
+            continue;
+        }
+        let options = CastOptions { max_t: 1.0, skin: 0.01, ..CastOptions::default() };
+        let hit = collider.cast_shape(&shape, motion, &options, &mut scratch).unwrap();
+        assert_eq!(hit, None, "{shape:?} along {motion}");
+        casts += 1;
+    }
+}
