@@ -10,6 +10,8 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+#[cfg(feature = "parallel")]
+use std::time::Instant;
 
 use glam::{DVec3, Vec3};
 use voxel_core::{TriangleSource, validate_triangles};
@@ -554,6 +556,21 @@ pub(crate) struct Context<'a> {
     pub(crate) keep: bool,
 }
 
+impl<'a> Context<'a> {
+    /// The context of the concavity phase (the article's steps 2 to 7).
+    fn concavity(samples: &'a Samples, mesh: &'a Prepared, options: &DecomposeOptions) -> Self {
+        Context {
+            samples,
+            inside: None,
+            mesh,
+            eps: mesh.s,
+            limit: f64::from(options.concavity),
+            keep_all: options.max_hulls.is_some(),
+            keep: true,
+        }
+    }
+}
+
 /// The first cost of every edge. With rayon, each worker keeps one [`Scratch`] across the edges
 /// it evaluates (`map_init`); the results do not depend on which worker evaluated what.
 fn evaluate_all(jobs: &[(u32, u32)], nodes: &[Node], cx: &Context, scratch: &mut Scratch) -> Vec<Evaluation> {
@@ -620,26 +637,8 @@ pub fn decompose<T: TriangleSource + ?Sized>(
     let prep = prepare(mesh, f64::from(options.cube), f64::from(options.quantization));
     let spacing = f64::from(options.sample_spacing);
     check_sample_count(&prep, spacing)?;
-    let samples = Samples::new(&prep, spacing);
     let mut recorder = options.record.then(Recorder::default);
     let mut scratch = Scratch::default();
-
-    // Step 1 of the article: one node per triangle, one edge per shared mesh edge.
-    let mut graph = Graph::new(&prep, &mut scratch);
-
-    // Steps 2 to 7: collapse the cheapest edge while its concavity error is within the limit.
-    let concavity = Context {
-        samples: &samples,
-        inside: None,
-        mesh: &prep,
-        eps: prep.s,
-        limit: f64::from(options.concavity),
-        keep_all: options.max_hulls.is_some(),
-        keep: true,
-    };
-    collapse_by_concavity(&mut graph, &concavity, options.max_hulls, &mut scratch, &mut recorder);
-
-    // Beyond the article: neighbouring hulls merged by distance (see `merge_distance`).
     // The input's triangles by their corners, for the inside test and the protrusion check.
     let tris: Vec<[DVec3; 3]> = if options.merge_through_inside || options.max_protrusion > 0.0 {
         prep.triangles.iter().map(|t| t.map(|v| prep.positions[v as usize])).collect()
@@ -647,7 +646,24 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         Vec::new()
     };
     let distance = f64::from(options.merge_distance);
-    let inside = (options.merge_through_inside && distance > 0.0).then(|| inside_test(&prep, &tris));
+
+    // The inside test of the distance phase depends on the input alone: it is built beside the
+    // concavity phase, on another worker when one is free (the same test on any thread count).
+    let ((samples, mut graph), inside) = join(
+        || {
+            // Step 1 of the article: one node per triangle, one edge per shared mesh edge.
+            let (samples, mut graph) = join(|| Samples::new(&prep, spacing), || Graph::new(&prep, &mut scratch));
+            // Steps 2 to 7: collapse the cheapest edge while its concavity error is within the
+            // limit.
+            let cx = Context::concavity(&samples, &prep, options);
+            collapse_by_concavity(&mut graph, &cx, options.max_hulls, &mut scratch, &mut recorder);
+            (samples, graph)
+        },
+        || (options.merge_through_inside && distance > 0.0).then(|| inside_test(&prep, &tris)),
+    );
+    let concavity = Context::concavity(&samples, &prep, options);
+
+    // Beyond the article: neighbouring hulls merged by distance (see `merge_distance`).
     let close = Context { limit: distance, inside: inside.as_ref(), ..concavity };
     merge_by_distance(&mut graph, &close, spacing, &mut scratch, &mut recorder);
 
@@ -672,6 +688,14 @@ pub fn decompose<T: TriangleSource + ?Sized>(
         protrusion_splits,
         recording: recorder,
     })
+}
+
+/// `a()` and `b()`, on two rayon workers when the `parallel` feature is on and one is free.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "parallel")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "parallel"))]
+    (a(), b())
 }
 
 /// Refuses a `spacing` that would take more than [`MAX_SAMPLES`] samples, counted before any is
@@ -838,8 +862,67 @@ pub(crate) struct Lookahead<R> {
     kept: Speculation<R>,
     #[cfg(feature = "parallel")]
     scratch: Scratch,
+    /// How long the kept result took to evaluate, in seconds (what taking it saves).
+    #[cfg(feature = "parallel")]
+    kept_seconds: f64,
+    /// Whether speculating pays now.
+    #[cfg(feature = "parallel")]
+    pacer: Pacer,
     /// Heap entries looked at while searching for the next edge, pushed back unchanged.
     popped: Vec<HeapEntry>,
+}
+
+/// Whether the speculative evaluations of [`evaluate_dirty`] pay, judged on the wall clock over
+/// windows of [`Pacer::WINDOW`] speculations: what the collapsing thread spent on them (the
+/// time a `join` took beyond its own evaluation: running the speculation itself when no other
+/// worker took it, or waiting for the worker that did) against what the results taken later
+/// saved it (their evaluation time). A window that spent more turns speculation off for the
+/// next [`Pacer::PAUSE`] evaluations. On a loaded machine the worker that took a speculation is
+/// often descheduled in the middle of it, and the `join` waits for it: two threads were then
+/// slower than one (rocker-arm 561 against 764 ms at load 5). Only when evaluations run
+/// depends on it, never what they compute: the results are the same on any thread count.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+pub(crate) struct Pacer {
+    spent: f64,
+    saved: f64,
+    speculations: u32,
+    /// Evaluations left without speculation.
+    pause: u32,
+}
+
+#[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+impl Pacer {
+    /// Speculations per judgement.
+    const WINDOW: u32 = 32;
+    /// Evaluations without speculation after a window that did not pay.
+    const PAUSE: u32 = 512;
+
+    /// Whether the next evaluation may speculate (counts a paused one).
+    pub(crate) fn speculate(&mut self) -> bool {
+        if self.pause > 0 {
+            self.pause -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// A speculation cost the collapsing thread `spent` seconds beyond its own evaluation.
+    pub(crate) fn spent(&mut self, spent: f64) {
+        self.spent += spent;
+        self.speculations += 1;
+        if self.speculations == Self::WINDOW {
+            if self.spent > self.saved {
+                self.pause = Self::PAUSE;
+            }
+            *self = Pacer { pause: self.pause, ..Pacer::default() };
+        }
+    }
+
+    /// A speculative result was taken, saving an evaluation of `saved` seconds.
+    pub(crate) fn saved(&mut self, saved: f64) {
+        self.saved += saved;
+    }
 }
 
 impl<R: Spare + Send> Lookahead<R> {
@@ -853,6 +936,10 @@ impl<R: Spare + Send> Lookahead<R> {
             kept: Speculation { kept: None },
             #[cfg(feature = "parallel")]
             scratch: Scratch::default(),
+            #[cfg(feature = "parallel")]
+            kept_seconds: 0.0,
+            #[cfg(feature = "parallel")]
+            pacer: Pacer::default(),
             popped: Vec::new(),
         }
     }
@@ -890,9 +977,15 @@ pub(crate) fn evaluate_dirty<R: Spare + Send>(
     let (na, nb) = (&nodes[ea as usize], &nodes[eb as usize]);
     let versions = [ahead.versions[ea as usize], ahead.versions[eb as usize]];
     if let Some(ev) = ahead.kept.take(e, [ea, eb], versions) {
+        #[cfg(feature = "parallel")]
+        ahead.pacer.saved(ahead.kept_seconds);
         return ev;
     }
-    if !ahead.enabled {
+    #[cfg(feature = "parallel")]
+    let speculate = ahead.enabled && ahead.pacer.speculate();
+    #[cfg(not(feature = "parallel"))]
+    let speculate = ahead.enabled;
+    if !speculate {
         return evaluate(na, nb, scratch);
     }
     let mut next = None;
@@ -911,11 +1004,22 @@ pub(crate) fn evaluate_dirty<R: Spare + Send>(
         #[cfg(feature = "parallel")]
         Some((x, [xa, xb])) => {
             let (nxa, nxb) = (&nodes[xa as usize], &nodes[xb as usize]);
-            let (ev, evx) = rayon::join(|| evaluate(na, nb, scratch), || evaluate(nxa, nxb, &mut ahead.scratch));
+            let timed = |f: &mut dyn FnMut() -> R| {
+                let start = Instant::now();
+                let r = f();
+                (r, start.elapsed().as_secs_f64())
+            };
+            let start = Instant::now();
+            let ((ev, own), (evx, seconds)) = rayon::join(
+                || timed(&mut || evaluate(na, nb, scratch)),
+                || timed(&mut || evaluate(nxa, nxb, &mut ahead.scratch)),
+            );
+            ahead.pacer.spent(start.elapsed().as_secs_f64() - own);
             let xversions = [ahead.versions[xa as usize], ahead.versions[xb as usize]];
             if let Some(old) = ahead.kept.keep(x, [xa, xb], xversions, evx) {
                 scratch.recycle(old);
             }
+            ahead.kept_seconds = seconds;
             ev
         }
         _ => evaluate(na, nb, scratch),
@@ -1188,5 +1292,37 @@ mod tests {
         assert!(kept.keep(8, [4, 5], [2, 2], Some((0.5, shape(5)))).is_none());
         let old = kept.keep(9, [6, 7], [0, 0], None);
         assert_eq!(old.map(|s| s.points.len()), Some(5));
+    }
+
+    /// A window of speculations that cost the collapsing thread more than their results saved it
+    /// turns speculation off for [`Pacer::PAUSE`] evaluations, then on again; a window that paid
+    /// keeps it on. Fails when the pacer never pauses (two threads then wait for descheduled
+    /// workers), never resumes (two threads then never speculate), or judges the wrong way.
+    #[test]
+    fn speculation_pauses_after_a_window_that_did_not_pay() {
+        let mut pacer = Pacer::default();
+        // Paying: each speculation waited 1 ms and saved 2 ms.
+        for _ in 0..3 * Pacer::WINDOW {
+            assert!(pacer.speculate(), "a window that paid keeps speculating");
+            pacer.saved(2e-3);
+            pacer.spent(1e-3);
+        }
+        // Not paying: each waited 5 ms and saved 2 ms.
+        for k in 0..Pacer::WINDOW {
+            assert!(pacer.speculate(), "judged only at the end of a window ({k})");
+            pacer.saved(2e-3);
+            pacer.spent(5e-3);
+        }
+        for k in 0..Pacer::PAUSE {
+            assert!(!pacer.speculate(), "paused ({k} of {})", Pacer::PAUSE);
+        }
+        assert!(pacer.speculate(), "on again after the pause");
+        // The pause starts a fresh window: what the last one spent does not carry over.
+        for _ in 0..Pacer::WINDOW - 1 {
+            pacer.saved(1e-3);
+            pacer.spent(1e-3);
+        }
+        pacer.spent(0.0);
+        assert!(pacer.speculate(), "an even window keeps speculating");
     }
 }
