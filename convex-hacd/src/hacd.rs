@@ -952,7 +952,7 @@ impl<R: Spare + Send> Lookahead<R> {
 }
 
 /// The evaluation of the dirty edge `e` at the top of the heap, with a speculative second one
-/// beside it on more than one thread.
+/// beside it on more than one thread while the [`Pacer`] finds that this pays.
 ///
 /// The speculative evaluation is of the next dirty edge in the heap that shares no node with
 /// `e` (among the next few entries, which go back unchanged: the heap's order is total). Its
