@@ -293,25 +293,53 @@ impl Spare for Option<(f64, Shape)> {
     }
 }
 
-/// One speculative evaluation kept for later: the edge, its two nodes and their versions when it
-/// was evaluated.
+/// A speculative evaluation kept for later.
+struct Kept<R> {
+    edge: u32,
+    /// The edge's two nodes and their versions when it was evaluated.
+    nodes: [u32; 2],
+    versions: [u32; 2],
+    evaluation: R,
+    /// How long it took, in seconds (what taking it saves).
+    seconds: f64,
+}
+
+/// Speculative evaluations kept for later, oldest first.
 struct Speculation<R> {
-    kept: Option<(u32, [u32; 2], [u32; 2], R)>,
+    kept: Vec<Kept<R>>,
 }
 
 impl<R: Spare> Speculation<R> {
-    /// The kept result for `edge` if its nodes are still `nodes` at `versions`.
-    fn take(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<R> {
-        match &self.kept {
-            Some((e, n, v, _)) if *e == edge && *n == nodes && *v == versions => self.kept.take().map(|k| k.3),
-            _ => None,
-        }
+    /// The most results kept (the oldest goes first).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    const KEPT: usize = 4;
+
+    /// The kept result for `edge`, and its evaluation time, if its nodes are still `nodes` at
+    /// `versions`.
+    fn take(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<(R, f64)> {
+        let k = self.kept.iter().position(|k| k.edge == edge && k.nodes == nodes && k.versions == versions)?;
+        let kept = self.kept.remove(k);
+        Some((kept.evaluation, kept.seconds))
     }
 
-    /// Keeps `evaluation`, returning the merged hull of the one it replaces (for reuse).
+    /// Whether a result for `edge` with its nodes at `nodes` and `versions` is kept.
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
-    fn keep(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2], evaluation: R) -> Option<Shape> {
-        self.kept.replace((edge, nodes, versions, evaluation)).and_then(|k| k.3.into_shape())
+    fn holds(&self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> bool {
+        self.kept.iter().any(|k| k.edge == edge && k.nodes == nodes && k.versions == versions)
+    }
+
+    /// Keeps `evaluation` (which took `seconds`) in place of an older result for the same edge,
+    /// or of the oldest when [`Self::KEPT`] are kept; returns the merged hull of the one it
+    /// replaces (for reuse).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    fn keep(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2], evaluation: R, seconds: f64) -> Option<Shape> {
+        let old = match self.kept.iter().position(|k| k.edge == edge) {
+            Some(k) => Some(self.kept.remove(k)),
+            None if self.kept.len() >= Self::KEPT => Some(self.kept.remove(0)),
+            None => None,
+        };
+        self.kept.push(Kept { edge, nodes, versions, evaluation, seconds });
+        old.and_then(|k| k.evaluation.into_shape())
     }
 }
 
@@ -862,9 +890,6 @@ pub(crate) struct Lookahead<R> {
     kept: Speculation<R>,
     #[cfg(feature = "parallel")]
     scratch: Scratch,
-    /// How long the kept result took to evaluate, in seconds (what taking it saves).
-    #[cfg(feature = "parallel")]
-    kept_seconds: f64,
     /// Whether speculating pays now.
     #[cfg(feature = "parallel")]
     pacer: Pacer,
@@ -933,11 +958,9 @@ impl<R: Spare + Send> Lookahead<R> {
             #[cfg(not(feature = "parallel"))]
             enabled: false,
             versions: vec![0; nodes],
-            kept: Speculation { kept: None },
+            kept: Speculation { kept: Vec::new() },
             #[cfg(feature = "parallel")]
             scratch: Scratch::default(),
-            #[cfg(feature = "parallel")]
-            kept_seconds: 0.0,
             #[cfg(feature = "parallel")]
             pacer: Pacer::default(),
             popped: Vec::new(),
@@ -955,15 +978,18 @@ impl<R: Spare + Send> Lookahead<R> {
 /// beside it on more than one thread while the [`Pacer`] finds that this pays.
 ///
 /// The speculative evaluation is of the next dirty edge in the heap that shares no node with
-/// `e` (among the next few entries, which go back unchanged: the heap's order is total). Its
-/// result is kept with the versions of its two nodes and used when that edge comes up for
-/// evaluation with both nodes unchanged. The result is the same for any thread count because an
+/// `e` and has no result kept already (among the next few entries, which go back unchanged: the
+/// heap's order is total), and of the one after it when the worker finishes the first while
+/// this thread is still evaluating `e`. Each result is kept (the last [`Speculation::KEPT`])
+/// with the versions of its two nodes and used when that edge comes up for evaluation with both
+/// nodes unchanged. The result is the same for any thread count because an
 /// evaluation is a pure function of its two nodes (and the fixed samples and options): a kept
 /// result whose nodes have not changed since is, bit for bit, what evaluating the edge now would
 /// compute, and one whose nodes have changed is dropped. Speculation only decides *when* an
-/// evaluation runs, never which edge collapses next, which the heap alone decides. On rocker-arm
-/// 88% of the speculative evaluations are used, and they are 46% of its evaluations (fandisk
-/// 41% and 25%, teapot-newell 43% and 28%).
+/// evaluation runs, never which edge collapses next, which the heap alone decides. With one
+/// edge ahead (before the second and the skipping of kept results), 88% of rocker-arm's
+/// speculative evaluations were used, and they were 46% of its evaluations (fandisk 41% and
+/// 25%, teapot-newell 43% and 28%).
 pub(crate) fn evaluate_dirty<R: Spare + Send>(
     e: u32,
     (nodes, edges): (&[Node], &[Edge]),
@@ -976,9 +1002,9 @@ pub(crate) fn evaluate_dirty<R: Spare + Send>(
     let (ea, eb) = (edge.a, edge.b);
     let (na, nb) = (&nodes[ea as usize], &nodes[eb as usize]);
     let versions = [ahead.versions[ea as usize], ahead.versions[eb as usize]];
-    if let Some(ev) = ahead.kept.take(e, [ea, eb], versions) {
+    if let Some((ev, _seconds)) = ahead.kept.take(e, [ea, eb], versions) {
         #[cfg(feature = "parallel")]
-        ahead.pacer.saved(ahead.kept_seconds);
+        ahead.pacer.saved(_seconds);
         return ev;
     }
     #[cfg(feature = "parallel")]
@@ -988,42 +1014,63 @@ pub(crate) fn evaluate_dirty<R: Spare + Send>(
     if !speculate {
         return evaluate(na, nb, scratch);
     }
-    let mut next = None;
-    while ahead.popped.len() < 8 {
+    // Up to two edges to evaluate ahead: the first dirty ones in heap order that share no node
+    // with `e` and whose result is not kept already.
+    let mut next: [Option<(u32, [u32; 2])>; 2] = [None, None];
+    while ahead.popped.len() < 8 && next[1].is_none() {
         let Some(entry) = heap.pop() else { break };
         let Reverse((_, _, x, xv)) = entry;
         ahead.popped.push(entry);
         let ex = &edges[x as usize];
-        if ex.alive && ex.version == xv && ex.dirty && ![ea, eb].contains(&ex.a) && ![ea, eb].contains(&ex.b) {
-            next = Some((x, [ex.a, ex.b]));
-            break;
+        let xn = [ex.a, ex.b];
+        if ex.alive
+            && ex.version == xv
+            && ex.dirty
+            && !xn.iter().any(|n| [ea, eb].contains(n))
+            && !ahead.kept.holds(x, xn, xn.map(|n| ahead.versions[n as usize]))
+        {
+            next[usize::from(next[0].is_some())] = Some((x, xn));
         }
     }
     heap.extend(ahead.popped.drain(..));
-    match next {
-        #[cfg(feature = "parallel")]
-        Some((x, [xa, xb])) => {
-            let (nxa, nxb) = (&nodes[xa as usize], &nodes[xb as usize]);
-            let timed = |f: &mut dyn FnMut() -> R| {
-                let start = Instant::now();
-                let r = f();
-                (r, start.elapsed().as_secs_f64())
-            };
+    #[cfg(feature = "parallel")]
+    if let Some(first) = next[0] {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let timed = |scratch: &mut Scratch, (_, [xa, xb]): (u32, [u32; 2])| {
             let start = Instant::now();
-            let ((ev, own), (evx, seconds)) = rayon::join(
-                || timed(&mut || evaluate(na, nb, scratch)),
-                || timed(&mut || evaluate(nxa, nxb, &mut ahead.scratch)),
-            );
-            ahead.pacer.spent(start.elapsed().as_secs_f64() - own);
-            let xversions = [ahead.versions[xa as usize], ahead.versions[xb as usize]];
-            if let Some(old) = ahead.kept.keep(x, [xa, xb], xversions, evx) {
+            let r = evaluate(&nodes[xa as usize], &nodes[xb as usize], scratch);
+            (r, start.elapsed().as_secs_f64())
+        };
+        // The second edge is evaluated only while this thread is still busy with its own, so a
+        // join never waits for more than the evaluation under way.
+        let done = AtomicBool::new(false);
+        let start = Instant::now();
+        let ((ev, own), (first_ev, second_ev)) = rayon::join(
+            || {
+                let start = Instant::now();
+                let ev = evaluate(na, nb, scratch);
+                done.store(true, Ordering::Relaxed);
+                (ev, start.elapsed().as_secs_f64())
+            },
+            || {
+                let first_ev = timed(&mut ahead.scratch, first);
+                let second_ev = match next[1] {
+                    Some(second) if !done.load(Ordering::Relaxed) => Some((second, timed(&mut ahead.scratch, second))),
+                    _ => None,
+                };
+                (first_ev, second_ev)
+            },
+        );
+        ahead.pacer.spent(start.elapsed().as_secs_f64() - own);
+        for ((x, xn), (r, seconds)) in std::iter::once((first, first_ev)).chain(second_ev) {
+            let xversions = xn.map(|n| ahead.versions[n as usize]);
+            if let Some(old) = ahead.kept.keep(x, xn, xversions, r, seconds) {
                 scratch.recycle(old);
             }
-            ahead.kept_seconds = seconds;
-            ev
         }
-        _ => evaluate(na, nb, scratch),
+        return ev;
     }
+    evaluate(na, nb, scratch)
 }
 
 /// Beyond the article: hulls that stick out farther than `bound` of the diagonal (see
@@ -1276,22 +1323,34 @@ mod tests {
     /// A result evaluated ahead is handed out only for its own edge and nodes at the versions it
     /// was evaluated at: after either node changed (a collapse bumps its version), the edge must be
     /// evaluated again, or a result from the old nodes would be used (different hulls on two
-    /// threads than on one).
+    /// threads than on one). A newer result for an edge replaces its older one, and past
+    /// [`Speculation::KEPT`] results the oldest goes. Fails when `take` ignores the versions or
+    /// the list outgrows its bound (checked).
     #[test]
     fn a_result_evaluated_ahead_is_used_only_while_its_nodes_are_unchanged() {
         let shape = |n: usize| Shape { points: vec![DVec3::ZERO; n], ..Shape::default() };
-        let mut kept: Speculation<Option<(f64, Shape)>> = Speculation { kept: None };
-        assert!(kept.keep(7, [1, 2], [0, 0], Some((1.0, shape(4)))).is_none());
+        let mut kept: Speculation<Option<(f64, Shape)>> = Speculation { kept: Vec::new() };
+        assert!(kept.keep(7, [1, 2], [0, 0], Some((1.0, shape(4))), 0.5).is_none());
+        assert!(kept.holds(7, [1, 2], [0, 0]));
+        assert!(!kept.holds(7, [1, 2], [0, 1]), "node 2 changed since");
         assert!(kept.take(7, [1, 2], [0, 1]).is_none(), "node 2 changed since");
         assert!(kept.take(6, [1, 2], [0, 0]).is_none(), "another edge");
         assert!(kept.take(7, [1, 3], [0, 0]).is_none(), "other nodes");
-        let taken = kept.take(7, [1, 2], [0, 0]).expect("unchanged nodes");
+        let (taken, seconds) = kept.take(7, [1, 2], [0, 0]).expect("unchanged nodes");
         assert_eq!(taken.map(|(cost, s)| (cost, s.points.len())), Some((1.0, 4)));
+        assert_eq!(seconds, 0.5);
         assert!(kept.take(7, [1, 2], [0, 0]).is_none(), "handed out once");
-        // Keeping a new result returns the replaced one's hull for reuse.
-        assert!(kept.keep(8, [4, 5], [2, 2], Some((0.5, shape(5)))).is_none());
-        let old = kept.keep(9, [6, 7], [0, 0], None);
+        // A newer result for the same edge replaces the older one (returning its hull for reuse).
+        assert!(kept.keep(8, [4, 5], [2, 2], Some((0.5, shape(5))), 0.0).is_none());
+        let old = kept.keep(8, [4, 5], [2, 3], Some((0.7, shape(6))), 0.0);
         assert_eq!(old.map(|s| s.points.len()), Some(5));
+        assert!(kept.take(8, [4, 5], [2, 2]).is_none(), "the older result is gone");
+        // Past `KEPT` results the oldest goes.
+        for k in 0..Speculation::<Option<(f64, Shape)>>::KEPT as u32 {
+            kept.keep(10 + k, [20 + k, 30 + k], [0, 0], Some((0.0, shape(7))), 0.0);
+        }
+        assert!(kept.take(8, [4, 5], [2, 3]).is_none(), "evicted as the oldest");
+        assert!(kept.take(10, [20, 30], [0, 0]).is_some());
     }
 
     /// A window of speculations that cost the collapsing thread more than their results saved it
