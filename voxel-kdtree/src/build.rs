@@ -7,7 +7,7 @@
 use glam::{BVec4A, Vec3, Vec4};
 use voxel_core::{Aabb, TriangleSource, validate_triangles};
 
-use crate::node::{LeafBox, MAX_INDEX, Node};
+use crate::node::{MAX_INDEX, Node};
 use crate::{KdTree, KdTreeError};
 
 mod quality;
@@ -25,9 +25,7 @@ impl BuildOptions {
     pub const FAST: Self = Self { quality: false };
     /// Each node's axis and planes by a binned surface-area cost over the volumes the queries
     /// test: slower to build, fewer nodes and triangles visited per query, for meshes queried
-    /// much more often than they are rebuilt. Each leaf also keeps a box around its triangles in
-    /// its node's spare bits (six 4-bit fractions of its volume), which rays test before the
-    /// triangles: the same 12-byte nodes. Its depth stays within 63 rather than
+    /// much more often than they are rebuilt. Its depth stays within 63 rather than
     /// [`depth_bound`].
     pub const QUALITY: Self = Self { quality: true };
 
@@ -179,7 +177,6 @@ pub(crate) fn build(
         primitives: records.len(),
         source_primitives,
         skipped,
-        leaf_boxes: false,
     };
     if records.is_empty() {
         return tree;
@@ -192,8 +189,7 @@ pub(crate) fn build(
     // odd. Reserved exactly, so the array is never copied or shrunk.
     let mut nodes = Vec::with_capacity(records.len());
     nodes.push(Node::leaf(&[0]));
-    let mut builder =
-        Builder { nodes, depth: 0, bits: Vec::with_capacity(records.len().div_ceil(64)), boxes: options.quality };
+    let mut builder = Builder { nodes, depth: 0, bits: Vec::with_capacity(records.len().div_ceil(64)) };
     // Each split reads its records from one buffer and writes both sides into the other (the
     // children then read from there): one spare copy per build, none per node, in the same
     // allocation as the records.
@@ -211,7 +207,6 @@ pub(crate) fn build(
     debug_assert!(nodes.len() <= MAX_INDEX as usize);
     tree.nodes = nodes;
     tree.depth = depth;
-    tree.leaf_boxes = options.quality;
     tree
 }
 
@@ -225,8 +220,6 @@ struct Builder {
     depth: u32,
     /// One bit per record of the node being partitioned (see [`partition`]).
     bits: Vec<u64>,
-    /// Whether leaves get a box ([`LeafBox`]): the quality build's.
-    boxes: bool,
 }
 
 /// The longest axis of `volume` (x on ties, then y).
@@ -319,7 +312,7 @@ impl Builder {
     /// Nothing is written back: below this point only the ids in the leaves are kept.
     fn split_small(&mut self, records: &[Record], node: usize, volume: Aabb, sum: Vec4, depth: u32) {
         if records.len() <= 2 {
-            self.nodes[node] = self.leaf(records, &volume);
+            self.nodes[node] = leaf(records);
             self.depth = self.depth.max(depth);
             return;
         }
@@ -372,7 +365,7 @@ impl Builder {
         // leaves.
         for (side, child, volume) in [(l, first_child, left_volume), (r, first_child + 1, right_volume)] {
             if side.len() <= 2 {
-                self.nodes[child] = self.leaf(side, &volume);
+                self.nodes[child] = leaf(side);
                 self.depth = self.depth.max(depth + 1);
             } else {
                 let sum = if side.len() >= 6 { sum_mid(side) } else { Vec4::ZERO };
@@ -426,23 +419,12 @@ fn left_count(n: usize, below: usize, split: f32, mid: impl Fn(usize) -> f32) ->
     }
 }
 
-impl Builder {
-    /// The leaf over one or two records, with its box within `volume` when the build keeps
-    /// leaf boxes.
-    #[inline(always)]
-    fn leaf(&self, records: &[Record], volume: &Aabb) -> Node {
-        let n = records.len().clamp(1, 2);
-        let ids = [records.first().map_or(0, Record::id), records.get(1).map_or(0, Record::id)];
-        let node = Node::leaf(&ids[..n]);
-        if !self.boxes {
-            return node;
-        }
-        let (lo, hi) = records[..n.min(records.len())]
-            .iter()
-            .fold((Vec4::INFINITY, Vec4::NEG_INFINITY), |(lo, hi), r| (lo.min(r.lo), hi.max(r.hi)));
-        let code = LeafBox::encode(volume.min.into(), volume.max.into(), lo.truncate().into(), hi.truncate().into());
-        node.with_box(code)
-    }
+/// The leaf over one or two records.
+#[inline(always)]
+fn leaf(records: &[Record]) -> Node {
+    let n = records.len().clamp(1, 2);
+    let ids = [records.first().map_or(0, Record::id), records.get(1).map_or(0, Record::id)];
+    Node::leaf(&ids[..n])
 }
 
 /// The two sides of a split: `records[..left]` and the rest, the left side's largest coordinate
@@ -696,71 +678,6 @@ mod tests {
         assert_eq!(expected, voxel_core::Error::IndexOutOfRange { triangle: 1, index: 7, vertex_count: 3 });
         assert_eq!(KdTree::build(&MissingVertex), Err(KdTreeError::Source(expected.clone())));
         assert_eq!(crate::QuadTree::build(&MissingVertex).err(), Some(KdTreeError::Source(expected)));
-    }
-
-    /// Every leaf box of a quality tree, decoded over the volume the walks recover (the root
-    /// box cut by [`child_sides`](crate::query::child_sides), as `walk_ray` cuts it), holds its
-    /// triangles; most leaves have one; the fast build's leaves have none. Fails when a side's
-    /// code is rounded past its bound (checked by encoding one step outside).
-    #[test]
-    fn quality_leaf_boxes_hold_their_triangles() {
-        use glam::Vec3A;
-        use voxel_core::IndexedMesh;
-        let mut rng = voxel_testdata::Rng(7);
-        let mut unit = || rng.unit();
-        // A height field (grid-aligned corners, as in terrain) and a soup.
-        let n = 40;
-        let mut positions = Vec::new();
-        for z in 0..n {
-            for x in 0..n {
-                positions.push(Vec3::new(x as f32, (unit() * 3.0).floor() * 0.5, z as f32));
-            }
-        }
-        let mut triangles = Vec::new();
-        for z in 0..n - 1 {
-            for x in 0..n - 1 {
-                let i = z * n + x;
-                triangles.push([i, i + n, i + 1]);
-                triangles.push([i + 1, i + n, i + n + 1]);
-            }
-        }
-        let base = positions.len() as u32;
-        for t in 0..300u32 {
-            let c = Vec3::new(unit(), unit(), unit()) * 30.0;
-            for _ in 0..3 {
-                positions.push(c + Vec3::new(unit(), unit(), unit()) * 2.0);
-            }
-            triangles.push([base + 3 * t, base + 3 * t + 1, base + 3 * t + 2]);
-        }
-        let mesh = IndexedMesh::new(positions, triangles).unwrap();
-        let fast = KdTree::build(&mesh).unwrap();
-        assert!(fast.nodes.iter().all(|n| !n.is_leaf() || n.leaf_box().0 == 0) && !fast.leaf_boxes);
-        let tree = KdTree::build_with(&mesh, BuildOptions::QUALITY).unwrap();
-        assert!(tree.leaf_boxes);
-        let (mut leaves, mut boxed) = (0, 0);
-        let mut pending = vec![(0u32, Vec3A::from(tree.bounds.min), Vec3A::from(tree.bounds.max))];
-        while let Some((index, vmin, vmax)) = pending.pop() {
-            let node = tree.nodes[index as usize];
-            if node.is_leaf() {
-                leaves += 1;
-                let code = node.leaf_box();
-                boxed += usize::from(code.0 != 0);
-                let (lo, hi) = code.decode(vmin, vmax);
-                let (ids, count) = node.ids();
-                for &id in &ids[..count] {
-                    for p in mesh.triangle_positions(id) {
-                        let p = Vec3A::from(p);
-                        assert!(lo.cmple(p).all() && hi.cmpge(p).all(), "leaf {index}: {p} outside {lo} {hi}");
-                    }
-                }
-                continue;
-            }
-            let (left, right) = node.planes();
-            let (left_max, right_min) = crate::query::child_sides(vmin, vmax, node.axis(), left, right);
-            pending.push((node.index(), vmin, left_max));
-            pending.push((node.index() + 1, right_min, vmax));
-        }
-        assert!(boxed * 4 > leaves * 3, "{boxed} of {leaves} leaves have a box");
     }
 
     #[test]

@@ -232,7 +232,7 @@ impl CompactTree {
     /// [`CompactTree::hit_tolerance`] of its original triangle. Bad rays hit nothing.
     pub fn cast_ray(&self, ray: &Ray, max_t: f32, scratch: &mut Scratch) -> Option<RayHit> {
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        with_major_axis!(ray, K => walk_ray::<_, K, false>(self, ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
                 RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
@@ -244,7 +244,7 @@ impl CompactTree {
     /// True whenever the full form's [`KdTree::any_hit`] is (and possibly for near misses).
     pub fn any_hit(&self, ray: &Ray, max_t: f32, scratch: &mut Scratch) -> bool {
         let mut found = false;
-        with_major_axis!(ray, K => walk_ray::<_, K, false>(self, ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             found = self.conservative_hit(ray, shear, id, *cutoff).is_some();
             found
         }));
@@ -255,7 +255,7 @@ impl CompactTree {
     /// sorted by `t` then triangle, in `out` (cleared first).
     pub fn all_hits(&self, ray: &Ray, max_t: f32, scratch: &mut Scratch, out: &mut Vec<RayHit>) {
         out.clear();
-        with_major_axis!(ray, K => walk_ray::<_, K, false>(self, ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = self.conservative_hit(ray, shear, id, *cutoff) {
                 out.push(RayHit { t, triangle: id });
             }

@@ -119,9 +119,6 @@ pub struct KdTree {
     /// Primitives of the source, stored or not.
     pub(crate) source_primitives: usize,
     pub(crate) skipped: usize,
-    /// Whether the leaves hold boxes (the quality build's): the walks then carry each node's
-    /// volume to decode them.
-    pub(crate) leaf_boxes: bool,
 }
 
 impl KdTree {

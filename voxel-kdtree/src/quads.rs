@@ -10,6 +10,7 @@ use crate::build::{self, BuildOptions, MAX_PRIMITIVES, Record, triangle_is_usabl
 use crate::intersect::{
     box_centre, box_half, quad_projected, triangle_overlaps_box, triangle_projected, with_major_axis,
 };
+use crate::query::walk_ray;
 use crate::{KdTree, KdTreeError, RayHit, Scratch};
 
 /// Set in a stored quad id when its first half (`[q0, q1, q2]`) is unusable and must not be hit.
@@ -130,7 +131,7 @@ impl QuadTree {
             return None;
         }
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        with_major_axis!(ray, K => self.tree.walk_ray::<K>(ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(&self.tree, ray, max_t, scratch, |shear, id, cutoff| {
             let q = id & QUAD_MASK;
             let (first, second) = (source.triangle(2 * q), source.triangle(2 * q + 1));
             let p = [first[0], first[1], first[2], second[2]].map(|v| shear.project(source.vertex(v)));

@@ -3,7 +3,6 @@
 //! children whose half-space the box reaches, and segment-tree ray traversal that clips `[tmin,
 //! tmax]` at the two planes of each branch, near child first, with early termination.
 
-use glam::Vec3A;
 use voxel_core::{Aabb, Ray, TriangleSource};
 
 use crate::intersect::{Sheared, box_centre, box_half, triangle_overlaps_box, triangle_projected, with_major_axis};
@@ -38,22 +37,19 @@ struct RayStack {
     node: [u32; RAY_STACK],
     min_t: [f32; RAY_STACK],
     max_t: [f32; RAY_STACK],
-    /// The pending nodes' volumes, for trees with leaf boxes.
-    min: [Vec3A; RAY_STACK],
-    max: [Vec3A; RAY_STACK],
 }
 
 impl RayStack {
     /// Pops the next segment that starts before `cutoff` (a segment starting exactly at it is
     /// still taken, for ties), dropping the ones that start after it; `None` when none is left.
     #[inline(always)]
-    fn pop(&self, depth: &mut usize, cutoff: f32) -> Option<(u32, f32, f32, usize)> {
+    fn pop(&self, depth: &mut usize, cutoff: f32) -> Option<(u32, f32, f32)> {
         while *depth > 0 {
             *depth -= 1;
             let slot = *depth % RAY_STACK;
             let min_t = self.min_t[slot];
             if !(min_t > cutoff) {
-                return Some((self.node[slot], min_t, self.max_t[slot], slot));
+                return Some((self.node[slot], min_t, self.max_t[slot]));
             }
         }
         None
@@ -62,15 +58,7 @@ impl RayStack {
 
 impl Default for Scratch {
     fn default() -> Self {
-        Self {
-            ray: RayStack {
-                node: [0; RAY_STACK],
-                min_t: [0.0; RAY_STACK],
-                max_t: [0.0; RAY_STACK],
-                min: [Vec3A::ZERO; RAY_STACK],
-                max: [Vec3A::ZERO; RAY_STACK],
-            },
-        }
+        Self { ray: RayStack { node: [0; RAY_STACK], min_t: [0.0; RAY_STACK], max_t: [0.0; RAY_STACK] } }
     }
 }
 
@@ -195,7 +183,7 @@ impl KdTree {
             return None;
         }
         let mut best = RayHit { t: f32::INFINITY, triangle: u32::MAX };
-        with_major_axis!(ray, K => self.walk_ray::<K>(ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = triangle_hit(source, shear, id, *cutoff) {
                 RayHit { t, triangle: id }.keep_closest(&mut best, cutoff);
             }
@@ -217,7 +205,7 @@ impl KdTree {
             return false;
         }
         let mut found = false;
-        with_major_axis!(ray, K => self.walk_ray::<K>(ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             found = triangle_hit(source, shear, id, *cutoff).is_some();
             found
         }));
@@ -239,7 +227,7 @@ impl KdTree {
         if !self.matches(source) {
             return;
         }
-        with_major_axis!(ray, K => self.walk_ray::<K>(ray, max_t, scratch, |shear, id, cutoff| {
+        with_major_axis!(ray, K => walk_ray::<_, K>(self, ray, max_t, scratch, |shear, id, cutoff| {
             if let Some(t) = triangle_hit(source, shear, id, *cutoff) {
                 out.push(RayHit { t, triangle: id });
             }
@@ -252,22 +240,6 @@ impl KdTree {
     #[inline]
     pub(crate) fn matches<S: TriangleSource + ?Sized>(&self, source: &S) -> bool {
         source.triangle_count() == self.source_primitives
-    }
-
-    /// [`walk_ray`] over this tree, decoding leaf boxes when it has them.
-    #[inline(always)]
-    pub(crate) fn walk_ray<const K: usize>(
-        &self,
-        ray: &Ray,
-        max_t: f32,
-        scratch: &mut Scratch,
-        visit: impl FnMut(&Sheared<K>, u32, &mut f32) -> bool,
-    ) {
-        if self.leaf_boxes {
-            walk_ray::<_, K, true>(self, ray, max_t, scratch, visit);
-        } else {
-            walk_ray::<_, K, false>(self, ray, max_t, scratch, visit);
-        }
     }
 
     /// Calls `visit` for every primitive of the leaves whose volumes overlap `query`.
@@ -381,14 +353,7 @@ pub(crate) fn walk_aabb<T: NodeSource>(tree: &T, query: &Aabb, scratch: &mut Scr
 /// have dropped since), and the near child starts where its parent did, which was checked. When
 /// the ray misses the near child, the far one becomes the current node without a round trip
 /// through the stack (3-10% per ray on terrain, caves gaining most).
-///
-/// With `BOXES` (trees whose leaves hold a [`LeafBox`](crate::node::LeafBox), the quality
-/// build's), the walk also carries each node's volume (the root box cut by [`child_sides`], as
-/// the builder cut it, so the decoded boxes are the builder's bit for bit) and tests a leaf's
-/// box against the segment, widened by the same `pad` as the planes, before its primitives: a
-/// ray enters 7-14 leaves' volumes but only a quarter of their boxes. Rays with a zero direction
-/// component (an infinite inverse) test no leaf box.
-pub(crate) fn walk_ray<T: NodeSource, const K: usize, const BOXES: bool>(
+pub(crate) fn walk_ray<T: NodeSource, const K: usize>(
     tree: &T,
     ray: &Ray,
     max_t: f32,
@@ -412,14 +377,8 @@ pub(crate) fn walk_ray<T: NodeSource, const K: usize, const BOXES: bool>(
     let inv = ray.inv_dir.to_array();
     let pad =
         [0, 1, 2].map(|a| if inv[a].is_finite() { WIDEN * (scale + origin[a].abs()) * inv[a].abs() } else { 0.0 });
-    // The near child per axis as bits of one register: a shift rather than a load on the path
-    // from one node's fetch to the next.
-    let near = inv.iter().enumerate().fold(0u32, |bits, (a, i)| bits | (u32::from(i.is_sign_negative()) << a));
+    let near = inv.map(|i| usize::from(i.is_sign_negative()));
     let enter = (enter - WIDEN * enter.abs() - root_pad).max(0.0);
-    // Leaf boxes: the slab test needs finite inverses (a ray parallel to an axis tests none).
-    let (o3, inv3, pad3) = (Vec3A::from_array(origin), Vec3A::from_array(inv), Vec3A::from_array(pad));
-    let leaf_boxes = BOXES && inv3.is_finite();
-    let (mut vmin, mut vmax) = (Vec3A::from(bounds.min), Vec3A::from(bounds.max));
     let mut cutoff = max_t;
     let stack = &mut scratch.ray;
     let mut depth = 0usize;
@@ -427,35 +386,19 @@ pub(crate) fn walk_ray<T: NodeSource, const K: usize, const BOXES: bool>(
     loop {
         let node = tree.node(node_index);
         if node.is_leaf() {
-            let code = node.leaf_box();
-            // The leaf's box against the segment, widened as the planes are; a box that the
-            // segment misses, or enters after the cutoff, skips the leaf's primitives.
-            let skip = leaf_boxes && code.0 != 0 && {
-                let (lo, hi) = code.decode(vmin, vmax);
-                let (a, b) = ((lo - o3) * inv3, (hi - o3) * inv3);
-                let box_in = (a.min(b) - pad3).max_element();
-                let box_out = (a.max(b) + pad3).min_element();
-                let entry = if box_in > t0 { box_in } else { t0 };
-                entry > cutoff || entry > box_out || entry > t1
-            };
-            if !skip {
-                let (ids, count) = node.ids();
-                for &id in &ids[..count.min(2)] {
-                    if visit(&shear, id, &mut cutoff) {
-                        return;
-                    }
+            let (ids, count) = node.ids();
+            for &id in &ids[..count.min(2)] {
+                if visit(&shear, id, &mut cutoff) {
+                    return;
                 }
             }
             let Some(next) = stack.pop(&mut depth, cutoff) else { return };
-            (node_index, t0, t1) = (next.0, next.1, next.2);
-            if BOXES {
-                (vmin, vmax) = (stack.min[next.3], stack.max[next.3]);
-            }
+            (node_index, t0, t1) = next;
             continue;
         }
         let axis = node.axis();
         let (left, right) = node.planes();
-        let s = ((near >> axis) & 1) as usize;
+        let s = near[axis];
         let (near_plane, far_plane) = if s == 0 { (left, right) } else { (right, left) };
         let (o, i, p) = (origin[axis], inv[axis], pad[axis]);
         let t_near = (near_plane - o) * i + p;
@@ -469,57 +412,19 @@ pub(crate) fn walk_ray<T: NodeSource, const K: usize, const BOXES: bool>(
         stack.node[slot] = first + (s ^ 1) as u32;
         stack.min_t[slot] = far_min;
         stack.max_t[slot] = t1;
-        // The children's volumes, as the builder computes them: the left child's upper side on
-        // the axis moves down to the left plane, the right child's lower side up to the right one.
-        let (mut near_min, mut near_max, mut far_vmin, mut far_vmax) = (vmin, vmax, vmin, vmax);
-        if BOXES {
-            let (left_max, right_min) = child_sides(vmin, vmax, axis, left, right);
-            if s == 0 {
-                (near_max, far_vmin) = (left_max, right_min);
-            } else {
-                (near_min, far_vmax) = (right_min, left_max);
-            }
-            stack.min[slot] = far_vmin;
-            stack.max[slot] = far_vmax;
-        }
         depth += usize::from(far);
         if !(t_near < t0) {
             node_index = first + s as u32;
             t1 = if t_near < t1 { t_near } else { t1 };
-            (vmin, vmax) = (near_min, near_max);
         } else if far {
             // No near child: the far one is next, taken from the registers rather than read back
             // from the stack just written.
             depth -= 1;
             node_index = first + (s ^ 1) as u32;
             t0 = far_min;
-            (vmin, vmax) = (far_vmin, far_vmax);
         } else {
             let Some(next) = stack.pop(&mut depth, cutoff) else { return };
-            (node_index, t0, t1) = (next.0, next.1, next.2);
-            if BOXES {
-                (vmin, vmax) = (stack.min[next.3], stack.max[next.3]);
-            }
+            (node_index, t0, t1) = next;
         }
     }
 }
-
-/// The sides of a branch's children that differ from the branch's volume `[vmin, vmax]`: the
-/// left child's upper corner (its side on `axis` moved down to the left plane) and the right
-/// child's lower corner (moved up to the right plane), as the builder computes them (`min` and
-/// `max` with the parent's side). A side moves through `min`/`max` with a vector holding the
-/// plane in the axis' lane and an infinity in the others: no lane select, which took longer.
-#[inline(always)]
-pub(crate) fn child_sides(vmin: Vec3A, vmax: Vec3A, axis: usize, left: f32, right: f32) -> (Vec3A, Vec3A) {
-    let axis = axis % 3;
-    (vmax.min(Vec3A::splat(left).max(MOVE_MAX[axis])), vmin.max(Vec3A::splat(right).min(MOVE_MIN[axis])))
-}
-
-const INF: f32 = f32::INFINITY;
-
-/// Per axis: `max(plane, MOVE_MAX[axis])` holds the plane in the axis' lane and `+inf` in the
-/// others, so `min` with it moves the upper side on that axis to the plane and leaves the rest.
-const MOVE_MAX: [Vec3A; 3] = [Vec3A::new(-INF, INF, INF), Vec3A::new(INF, -INF, INF), Vec3A::new(INF, INF, -INF)];
-
-/// The same for a lower side: `min(plane, MOVE_MIN[axis])`, then `max`.
-const MOVE_MIN: [Vec3A; 3] = [Vec3A::new(INF, -INF, -INF), Vec3A::new(-INF, INF, -INF), Vec3A::new(-INF, -INF, INF)];

@@ -280,7 +280,7 @@ fn check_structure(tree: &KdTree, mesh: &IndexedMesh) {
 fn check_quads(mesh: &IndexedMesh, seed: u64) {
     let tree = KdTree::build(mesh).unwrap();
     let quads = QuadTree::build(mesh).unwrap();
-    // The quality build's leaves hold boxes around their quads' usable halves.
+    // The quality build over quads too.
     let quality = QuadTree::build_with(mesh, BuildOptions::QUALITY).unwrap();
     assert_eq!(quads.skipped(), tree.skipped());
     let mut scratch = Scratch::new();
@@ -502,8 +502,7 @@ fn a_hit_at_t_max_on_the_root_box_is_found() {
     assert!(tree.any_hit(&mesh, &ray, hit, &mut scratch));
     let mut rng = Rng(99);
     let mut hits = 0;
-    // Both builds: the quality build's leaf boxes hold their triangles' corners, so these hits
-    // lie on a leaf box's surface too.
+    // Both builds: their leaves' volumes differ, and the hits lie on those volumes' faces too.
     for (seed, options) in (0..4).flat_map(|seed| [(seed, BuildOptions::FAST), (seed, BuildOptions::QUALITY)]) {
         let mesh = height_field(seed, 9);
         let tree = KdTree::build_with(&mesh, options).unwrap();

@@ -12,7 +12,7 @@
 use glam::Vec4;
 use voxel_core::Aabb;
 
-use super::{Builder, Record, SMALL, XYZ, depth_bound, longest_axis, sort_key, split_records};
+use super::{Builder, Record, SMALL, XYZ, depth_bound, leaf, longest_axis, sort_key, split_records};
 
 /// Bins per axis of the large nodes' cost sweep; half as many below [`LARGE`] records, where
 /// clearing and sweeping the bins costs as much as filling them.
@@ -97,7 +97,7 @@ impl Builder {
     fn small_quality(&mut self, records: &[Record], node: usize, volume: Aabb, depth: u32) {
         let n = records.len().min(SMALL);
         if n <= 2 {
-            self.nodes[node] = self.leaf(records, &volume);
+            self.nodes[node] = leaf(records);
             self.depth = self.depth.max(depth);
             return;
         }
