@@ -287,6 +287,16 @@ impl ShapeCache {
         if inner.bytes() > self.limit {
             self.evict(&mut inner, key);
         }
+        // The table's slots count too (at least three once anything is held), so a shape that
+        // passed the one-slot test above may still not fit beside the table once every other
+        // shape is gone: it is used once and not kept either, and the emptied table given back.
+        if inner.bytes() > self.limit {
+            if let Some(slot) = inner.map.remove(&key) {
+                inner.shape_bytes -= size;
+                inner.triangles -= slot.shape.mesh.triangles.len();
+            }
+            inner.map.shrink_to_fit();
+        }
         inner.peak_bytes = inner.peak_bytes.max(inner.bytes());
         shape
     }
