@@ -1,9 +1,11 @@
 //! Differential property test: random sequences of edits (brushes of every kind and size, at
-//! chunk seams, at the world's edge, outside it, far away, and bad input), run through one
-//! collider with a small cache, answer every query after every step as a collider built fresh from
-//! the same voxels: ray casts, ray marching, contacts of spheres, capsules, boxes and hulls, shape
-//! casts, broadphase chunk masks, occupancy bits, object pairs (also as the sum of the pair events)
-//! and islands. `PROPTEST_CASES` raises the number of sequences (default 48).
+//! chunk seams, at the world's edge, outside it, far away, fill boxes, merged edit closures,
+//! detached islands, refused bad input), with tracked objects moving, run through one collider
+//! with a small cache, answer every query after every step as a collider built fresh from the same
+//! voxels: ray casts, ray marching, contacts of spheres, capsules, boxes and hulls (and their
+//! candidate triangles against a brute force over freshly meshed chunks), shape casts, batches,
+//! object contacts, chunk shapes, broadphase chunk masks, occupancy bits, object pairs (also as the
+//! sum of the pair events) and islands. `PROPTEST_CASES` raises the number of sequences (default 48).
 
 mod common;
 
@@ -13,10 +15,12 @@ use common::{Rng, cube, rays};
 use glam::{IVec3, Quat, Vec3};
 use proptest::prelude::*;
 use voxel_contacts::{Capsule, Cuboid, Pose, Sphere};
-use voxel_core::{Aabb, Voxel, VoxelBox};
+use voxel_core::{Aabb, TriangleSource, Voxel, VoxelBox};
+use voxel_kdtree::{triangle_is_usable, triangle_overlaps_aabb};
+use voxel_mesh::{Mesh, MeshOptions, Mesher};
 use voxel_physics::{
-    Anchor, Brush, CastOptions, CastScratch, ColliderOptions, ContactOptions, ContactScratch, IslandOptions,
-    IslandShape, PairKind, PhysicsError, Ray, Shape, TerrainCollider,
+    Anchor, Brush, Cast, CastOptions, CastScratch, ColliderOptions, ContactOptions, ContactScratch, IslandOptions,
+    IslandShape, PairKind, PhysicsError, Ray, Shape, ShapeCast, TerrainCollider,
 };
 use voxel_store::VoxelStore;
 use voxel_store::generate::{self, Terrain, materials};
@@ -136,15 +140,21 @@ fn brush_of(step: &Step, world: VoxelBox) -> Brush {
     }
 }
 
-const MATERIALS: [u8; 3] = [materials::ROCK, materials::DIRT, materials::GRASS];
+const MATERIALS: [u8; 4] = [materials::ROCK, materials::DIRT, materials::GRASS, materials::WATER];
 
 /// Applies one step; returns the dirty box of what it changed (empty for none).
 /// Placement and sizes follow `world` (the first world box: a far edit grows the collider's a long
 /// way, and brushes its size would be past the store's bound).
-fn apply(c: &mut TerrainCollider, world: VoxelBox, step: &Step, events: &mut Pairs) -> VoxelBox {
+fn apply(
+    c: &mut TerrainCollider,
+    world: VoxelBox,
+    step: &Step,
+    events: &mut Pairs,
+    objects: &mut [(u32, Aabb)],
+) -> VoxelBox {
     let brush = brush_of(step, world);
-    let material = MATERIALS[(step.material % 3) as usize];
-    let outcome = match step.op % 12 {
+    let material = MATERIALS[(step.material % 4) as usize];
+    let outcome = match step.op % 14 {
         0..=2 => c.subtract(&brush),
         3..=4 => c.add(&brush, material),
         5 => c.paint(&brush, material),
@@ -183,8 +193,37 @@ fn apply(c: &mut TerrainCollider, world: VoxelBox, step: &Step, events: &mut Pai
             c.clear_cache();
             return VoxelBox::EMPTY;
         }
-        _ => {
+        11 => {
             bad_edit(c, step, world);
+            return VoxelBox::EMPTY;
+        }
+        12 => {
+            // A cut, then what it cut loose removed (islands detach as an edit does).
+            let cut = c.subtract(&brush).unwrap();
+            events.apply(&cut.pair_events);
+            let options = IslandOptions { anchor: Anchor::WorldFloor, max_voxels: 2048, shape: IslandShape::MeshOnly };
+            match c.detach_islands(cut.report.dirty, &options) {
+                Ok((_, outcome)) => {
+                    events.apply(&outcome.pair_events);
+                    return cut.report.dirty.union(&outcome.report.dirty);
+                }
+                Err(e) => panic!("{step:?}: detach after {brush:?}: {e:?}"),
+            }
+        }
+        _ => {
+            // Tracked objects move (one batch); their pairs follow.
+            let mut rng = Rng(step.query_seed);
+            let moves: Vec<(u32, Aabb)> = objects
+                .iter()
+                .map(|&(id, b)| {
+                    let d = rng.vec(Vec3::splat(-6.0), Vec3::splat(6.0));
+                    (id, Aabb::new(b.min + d, b.max + d))
+                })
+                .collect();
+            let mut ev = Vec::new();
+            c.update_objects(&moves, &mut ev).unwrap();
+            events.apply(&ev);
+            objects.copy_from_slice(&moves);
             return VoxelBox::EMPTY;
         }
     };
@@ -262,7 +301,14 @@ fn shapes<'a>(world: VoxelBox, hull: &'a voxel_contacts::ConvexPolyhedron, n: us
                 c.x = (c.x / 8.0).round() * 8.0;
                 c.z = (c.z / 8.0).round() * 8.0;
             }
-            let r = rng.range(0.2, 3.5);
+            let mut r = rng.range(0.2, 3.5);
+            if i % 5 == 3 {
+                // Tiny, in the slab just below a chunk plane that only the upper chunk's mesh
+                // reaches into (a chunk's triangles reach one voxel below it).
+                let axis = rng.range(0.0, 2.99) as usize;
+                c[axis] = (c[axis] / 8.0).round() * 8.0 - rng.range(0.55, 0.95);
+                r = rng.range(0.05, 0.3);
+            }
             let rotation = Quat::from_axis_angle(rng.direction(), rng.range(0.0, 3.0));
             match i % 4 {
                 0 => Shape::Sphere(Sphere { center: c, radius: r }),
@@ -274,6 +320,30 @@ fn shapes<'a>(world: VoxelBox, hull: &'a voxel_contacts::ConvexPolyhedron, n: us
             }
         })
         .collect()
+}
+
+/// Every (chunk, triangle) of the chunk meshes near `bounds` that overlaps it, meshed here from
+/// the store: the candidates a contact query must gather. Only chunks whose 10^3 read reaches into
+/// the collider's world hold geometry it answers for.
+fn brute_candidates(c: &TerrainCollider, bounds: &Aabb) -> BTreeSet<([i32; 3], u32)> {
+    let lo = bounds.min.floor().as_ivec3() - 2;
+    let hi = bounds.max.ceil().as_ivec3() + 2;
+    let keys = VoxelBox::new(lo, hi).chunk_keys(8).intersection(&c.world().grow(1).chunk_keys(8));
+    let mut mesher = Mesher::new();
+    let mut mesh = Mesh::new();
+    let mut out = BTreeSet::new();
+    for key in keys.iter() {
+        mesher.surface_nets(c.store(), VoxelBox::chunk(key, 8), &MeshOptions::PHYSICS, &mut mesh).unwrap();
+        for t in 0..mesh.triangle_count() as u32 {
+            // The kD tree leaves out zero-area triangles (two Surface Nets vertices can coincide):
+            // they bound no region and give no contact.
+            let tri = mesh.triangle_positions(t);
+            if triangle_is_usable(tri) && triangle_overlaps_aabb(tri, bounds) {
+                out.insert((key.to_array(), t));
+            }
+        }
+    }
+    out
 }
 
 type ContactKey = (voxel_physics::CandidateTriangle, Vec3, Vec3, f32, String);
@@ -327,6 +397,18 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
     let cast = CastOptions { max_t: 1.0, skin: 0.02, ..CastOptions::default() };
     let mut rng = Rng(seed ^ 4);
     for shape in &all {
+        if contacts(c, shape, &mut s1).is_ok() && shape.aabb().size().max_element() < 16.0 {
+            let ours: BTreeSet<([i32; 3], u32)> =
+                s1.candidates().iter().map(|t| (t.chunk.to_array(), t.triangle)).collect();
+            let expect = brute_candidates(c, &shape.aabb().grow(0.1));
+            let missing: Vec<_> = expect.difference(&ours).collect();
+            let extra: Vec<_> = ours.difference(&expect).collect();
+            assert!(
+                missing.is_empty() && extra.is_empty(),
+                "candidates of {shape:?} after step {step}: missing {missing:?}, extra {extra:?}, world {:?}",
+                c.world()
+            );
+        }
         assert_eq!(
             contacts(c, shape, &mut s1),
             contacts(&fresh, shape, &mut s2),
@@ -336,6 +418,42 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
         let a = c.cast_shape(shape, motion, &cast, &mut k1).map_err(|e| format!("{e:?}"));
         let b = fresh.cast_shape(shape, motion, &cast, &mut k2).map_err(|e| format!("{e:?}"));
         assert_eq!(a, b, "cast {shape:?} by {motion} after step {step}");
+    }
+
+    // Batches answer as single queries.
+    let batch: Vec<Cast> = probe_rays.iter().map(|&ray| Cast { ray, max_t: 120.0 }).collect();
+    let mut out = Vec::new();
+    c.raycast_batch(&batch, &mut out);
+    assert!(out.iter().zip(&batch).all(|(o, b)| *o == c.raycast(&b.ray, b.max_t)), "ray batch after step {step}");
+    let mut marched = Vec::new();
+    c.raymarch_batch(&batch, &mut marched);
+    assert!(marched.iter().zip(&batch).all(|(o, b)| *o == c.raymarch(&b.ray, b.max_t)), "march batch step {step}");
+    let sweeps: Vec<ShapeCast<'_>> = all
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ShapeCast { shape: *s, motion: Vec3::new(i as f32 - 8.0, -9.0, 3.0) })
+        .collect();
+    let mut swept = Vec::new();
+    c.cast_shapes(&sweeps, &cast, &mut swept);
+    for (o, sw) in swept.iter().zip(&sweeps) {
+        let single = c.cast_shape(&sw.shape, sw.motion, &cast, &mut k1);
+        assert_eq!(format!("{o:?}"), format!("{single:?}"), "cast batch {sw:?} after step {step}");
+    }
+
+    // Contacts of the tracked objects from their pairs.
+    for &(id, b) in objects {
+        let ball = Shape::Sphere(Sphere { center: b.center(), radius: b.size().min_element() * 0.5 });
+        let options = ContactOptions { contact_distance: 0.1, ..ContactOptions::default() };
+        let (mut o1, mut o2) = (Vec::new(), Vec::new());
+        let a = c.object_contacts(id, &ball, &options, &mut s1, &mut o1).map_err(|e| format!("{e:?}"));
+        let e = fresh.object_contacts(id, &ball, &options, &mut s2, &mut o2).map_err(|e| format!("{e:?}"));
+        assert_eq!(a, e, "object {id} contacts after step {step}");
+        assert_eq!(o1, o2, "object {id} contacts after step {step}");
+    }
+
+    // The cached chunk shapes are those of the voxels.
+    for key in world0.grow(1).chunk_keys(8).iter() {
+        assert_eq!(c.chunk_shape(key), fresh.chunk_shape(key), "chunk shape {key} after step {step}");
     }
 
     // Broadphase chunk classes and masks over the first world and the dirty box.
@@ -387,6 +505,8 @@ fn bad_queries(c: &TerrainCollider, seed: u64) {
         }),
         Shape::Convex { hull: &hull, pose: Pose::new(Quat::IDENTITY, Vec3::splat(3.0e9)) },
         Shape::Sphere(Sphere { center: Vec3::splat(3.0e9), radius: 1.0 }),
+        Shape::Sphere(Sphere { center: Vec3::splat(8.0), radius: 1.0e7 }),
+        Shape::Capsule(Capsule { a: Vec3::new(-1.0e6, 4.0, 4.0), b: Vec3::new(1.0e6, 4.0, 4.0), radius: 0.5 }),
     ];
     let mut scratch = ContactScratch::new();
     let mut cs = CastScratch::new();
@@ -406,6 +526,16 @@ fn bad_queries(c: &TerrainCollider, seed: u64) {
         let o = CastOptions { max_t, ..CastOptions::default() };
         let _ = c.cast_shape(&good, Vec3::NEG_Y, &o, &mut cs);
     }
+    for skin in [nan, -1.0, inf, 1.0e9] {
+        let o = CastOptions { skin, ..CastOptions::default() };
+        let _ = c.cast_shape(&good, Vec3::NEG_Y, &o, &mut cs);
+    }
+    let none = ContactOptions { max_points: 0, ..ContactOptions::default() };
+    let _ = c.contacts(&good, &none, &mut scratch, &mut Vec::new());
+    // Large but finite: answered or refused, never a panic.
+    let wide = Shape::Sphere(Sphere { center: Vec3::splat(8.0), radius: 300.0 });
+    let _ = c.contacts(&wide, &ContactOptions::default(), &mut scratch, &mut Vec::new());
+    let _ = c.cast_shape(&good, Vec3::new(3.0e4, -5.0, 0.0), &CastOptions::default(), &mut cs);
     let mut rng = Rng(seed);
     for ray in [
         Ray::new(Vec3::new(nan, 1.0, 1.0), Vec3::NEG_Y),
@@ -452,11 +582,12 @@ fn step() -> impl Strategy<Value = Step> {
 const CACHE_BYTES: [usize; 5] = [1, 3 << 10, 24 << 10, 128 << 10, 64 << 20];
 
 fn run(kind: &WorldKind, size: IVec3, cache: usize, steps: &[Step], objects: &[(u32, Aabb)]) {
+    let mut objects = objects.to_vec();
     let (store, world0) = make_world(kind, size);
     let mut c = TerrainCollider::new(store, world0, ColliderOptions { cache_bytes: cache }).unwrap();
     let mut events = Vec::new();
     let mut pairs = Pairs::default();
-    for &(id, aabb) in objects {
+    for &(id, aabb) in &objects {
         c.insert_object(id, aabb, &mut events).unwrap();
     }
     pairs.apply(&events);
@@ -471,9 +602,9 @@ fn run(kind: &WorldKind, size: IVec3, cache: usize, steps: &[Step], objects: &[(
         for ray in rays(world0, 8, step.query_seed) {
             c.raycast(&ray, 100.0);
         }
-        let dirty = apply(&mut c, world0, step, &mut pairs);
+        let dirty = apply(&mut c, world0, step, &mut pairs, &mut objects);
         assert_eq!(pairs.0, pairs_of(&c, &ids), "pair events sum to the pairs after step {i}");
-        check(&c, world0, dirty, objects, step.query_seed, i);
+        check(&c, world0, dirty, &objects, step.query_seed, i);
         if step.op % 5 == 0 {
             bad_queries(&c, step.query_seed);
         }
@@ -531,5 +662,28 @@ fn a_bound_just_under_one_shape_and_its_table_is_respected() {
             let stats = c.cache_stats();
             assert!(stats.bytes <= bound && stats.peak_bytes <= bound, "bound {bound}: {stats:?}");
         }
+    }
+}
+
+/// Edits next to the limit of the coordinates the collider takes (a world 2^20 voxels long, which
+/// a fresh collider still builds when it is thin): answered as fresh, and one more voxel out refused.
+#[test]
+fn edits_next_to_the_coordinate_limit_answer_as_a_fresh_collider() {
+    let lim = voxel_physics::MAX_WORLD_COORDINATE.get() as f32;
+    for (i, x) in [lim - 9.0, lim - 7.0, 9.0 - lim].into_iter().enumerate() {
+        let (store, world) = make_world(&WorldKind::Flat { height: 5 }, IVec3::new(16, 16, 16));
+        let mut c = TerrainCollider::new(store, world, ColliderOptions { cache_bytes: 3 << 10 }).unwrap();
+        let outcome = c.add(&Brush::Sphere { center: Vec3::new(x, 6.0, 6.0), radius: 2.5 }, materials::ROCK).unwrap();
+        assert!(outcome.report.changed_voxels > 0 && c.world().contains(IVec3::new(x as i32, 6, 6)));
+        check(&c, world, outcome.report.dirty, &[], 7 + i as u64, i);
+        let down = Ray::new(Vec3::new(x, 20.0, 6.0), Vec3::NEG_Y);
+        let hit = c.raycast(&down, 100.0).unwrap();
+        assert!((hit.point.y - 8.5).abs() < 0.5, "{hit:?}");
+        assert_eq!(c.raymarch(&down, 100.0).unwrap().voxel.x, x as i32);
+        let past = c.add(
+            &Brush::Sphere { center: Vec3::new(x.signum() * (lim - 5.5), 6.0, 6.0), radius: 2.5 },
+            materials::ROCK,
+        );
+        assert!(matches!(past, Err(PhysicsError::InvalidParameter(_))), "{past:?}");
     }
 }
