@@ -166,7 +166,33 @@ impl ShapeCaster {
         candidates: &Candidates,
         options: &CastOptions,
     ) -> Result<Option<CastHit>, ContactError> {
+        self.cast_after(shape, motion, candidates, options, 0.0)
+    }
+
+    /// [`ShapeCaster::cast`] reporting only hits at `t >= after`: touches before `after` still
+    /// void the features they take, but are never the hit. For a long cast cut into stretches,
+    /// each stretch cast from the cast's own start with the triangles near its own part of the
+    /// path: the earlier stretches judged what happens before `after` with the triangles around
+    /// it, while this stretch's set can lack the neighbours that void an edge touched there.
+    /// Casting from the stretch's start pose instead would take what the shape overlaps there for
+    /// start contacts (and forget what the motion passed).
+    ///
+    /// # Errors
+    ///
+    /// As [`ShapeCaster::cast`], and [`ContactError::InvalidOptions`] for an `after` that is not
+    /// finite or not in `[0, options.max_t]`.
+    pub fn cast_after(
+        &mut self,
+        shape: &Shape<'_>,
+        motion: Vec3,
+        candidates: &Candidates,
+        options: &CastOptions,
+        after: f32,
+    ) -> Result<Option<CastHit>, ContactError> {
         options.check(shape, motion)?;
+        if !(after >= 0.0 && after <= options.max_t) {
+            return Err(ContactError::InvalidOptions("after must be finite and in 0..=max_t"));
+        }
         let mut m = Motion { d: motion, max_t: options.max_t, skin: options.skin, approach: APPROACH_COS };
         self.speed = motion.length();
         // A triangle can only be touched if its box, grown by the shape's box and the skin, meets
@@ -225,7 +251,7 @@ impl ShapeCaster {
             };
             for touch in [events.first, events.face].into_iter().flatten() {
                 if touch.t.is_finite() && touch.normal.is_finite() && touch.point.is_finite() {
-                    if touch.feature == Local::Face && touch.normal.dot(dir) < m.approach {
+                    if touch.feature == Local::Face && touch.normal.dot(dir) < m.approach && touch.t >= after {
                         bound = bound.min(touch.t);
                     }
                     self.events.push(Event { touch, index: i, approach: m.approach });
@@ -244,17 +270,18 @@ impl ShapeCaster {
                 .then(a.index.cmp(&b.index))
                 .then(a.touch.feature.cmp(&b.touch.feature))
         });
-        Ok(self.resolve(candidates, motion, options))
+        Ok(self.resolve(candidates, motion, options, after))
     }
 
-    /// The voiding pass over the sorted events.
-    fn resolve(&mut self, set: &Candidates, motion: Vec3, options: &CastOptions) -> Option<CastHit> {
+    /// The voiding pass over the sorted events; touches before `after` only void.
+    fn resolve(&mut self, set: &Candidates, motion: Vec3, options: &CastOptions, after: f32) -> Option<CastHit> {
         self.voided.clear();
         let dir = motion.normalize();
         let keys = options.keys;
         for (k, e) in self.events.iter().enumerate() {
             let i = e.index as usize;
             let touch = e.touch;
+            let early = touch.t < after;
             let stuck = touch.t == 0.0 && options.stop_at_penetration && touch.depth > 0.0;
             let (hit, voids) = match touch.feature {
                 // A face touch the motion goes against is the hit; one the shape glides along or
@@ -277,7 +304,7 @@ impl ShapeCaster {
                     // corner. A concave stretch: the hit is the face's, with its normal.
                     let crease =
                         if voided { self.crease_face(set, i, touch.feature, keys, dir, e.approach) } else { None };
-                    if let Some(face) = crease {
+                    if let Some(face) = crease.filter(|_| !early) {
                         return Some(CastHit {
                             t: touch.t,
                             point: touch.point,
@@ -291,7 +318,7 @@ impl ShapeCaster {
                     (hit, true)
                 }
             };
-            if hit {
+            if hit && !early {
                 return Some(CastHit {
                     t: touch.t,
                     point: touch.point,

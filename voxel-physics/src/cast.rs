@@ -117,24 +117,31 @@ impl TerrainCollider {
         let travel = motion.length() * (end - start);
         let pieces = (travel / CAST_PIECE).ceil().clamp(1.0, 1e6) as u32;
         let step = (end - start) / pieces as f32;
+        // Every piece casts from one start: the shape where its path enters `reach` (there it
+        // touches nothing, unless that is the cast's own start), so casts from far away keep
+        // their precision. A piece started from the shape moved to the piece's start would take
+        // what it overlaps there for a start contact and forget the features the motion had
+        // passed: a shape leaving the solid through a back face was stopped at a piece boundary,
+        // or by an edge behind it. A piece reports hits from its own start on only
+        // (`cast_after`): before it, the earlier pieces judged with the triangles around the
+        // path there (this piece's set can lack the neighbour that voids an edge touched there),
+        // and from it on, every triangle the shape touches, and its neighbours across a touched
+        // edge, overlap this piece's box.
+        let from = 0.0f32.max(start);
+        let base_shape = if from > 0.0 { shape.translated(motion * from) } else { *shape };
         for k in 0..pieces {
-            let t0 = if k == 0 { 0.0f32.max(start) } else { start + step * k as f32 };
+            let t0 = if k == 0 { from } else { start + step * k as f32 };
             let t1 = if k + 1 == pieces { end } else { start + step * (k + 1) as f32 };
-            let moved = shape.translated(motion * t0);
             let (lo, hi) = (base.min + motion * t0, base.max + motion * t0);
             let swept = Aabb::new(lo, hi).union(&Aabb::new(lo + motion * (t1 - t0), hi + motion * (t1 - t0)));
             let bounds = swept.grow(options.skin + 1e-3);
             self.broadphase.query(&bounds, &mut scratch.gather.hits)?;
             self.gather_candidates(&bounds, &mut scratch.gather);
-            // Only the cast's own start may stop at a penetration it began in.
-            let piece = CastOptions {
-                max_t: t1 - t0,
-                stop_at_penetration: options.stop_at_penetration && t0 == 0.0,
-                ..*options
-            };
-            if let Some(mut hit) = scratch.caster.cast(&moved, motion, &scratch.gather.candidates, &piece)? {
+            let piece = CastOptions { max_t: t1 - from, ..*options };
+            let candidates = &scratch.gather.candidates;
+            if let Some(mut hit) = scratch.caster.cast_after(&base_shape, motion, candidates, &piece, t0 - from)? {
                 let source = scratch.gather.table[hit.triangle as usize];
-                hit.t += t0;
+                hit.t += from;
                 return Ok(Some(TerrainCastHit { hit, source }));
             }
         }

@@ -213,7 +213,11 @@ fn contacts_at_the_hit_pose_agree_with_the_hit() {
         f.collider.contacts(&placed, &o, &mut contact_scratch, &mut contacts).unwrap();
         let deepest = contacts.iter().max_by(|a, b| a.depth.total_cmp(&b.depth)).expect("it touches");
         assert!(deepest.depth.abs() < 2e-3, "touching: {deepest:?}");
-        assert!((deepest.normal - hit.hit.normal).length() < 2e-3, "{:?} vs {deepest:?}", hit.hit);
+        // An edge or vertex hit's normal lies between its faces' normals; at a near tie with a
+        // face beside it (nearly coplanar facets, 1 degree apart) the pose's deepest contact can
+        // be that face's, as one sweep over every triangle also reports the edge there.
+        let tolerance = if hit.hit.feature == voxel_core::Feature::Face { 2e-3 } else { 0.02 };
+        assert!((deepest.normal - hit.hit.normal).length() < tolerance, "{:?} vs {deepest:?}", hit.hit);
         checked += 1;
     }
     assert!(checked > 100);
