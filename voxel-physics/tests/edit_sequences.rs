@@ -3,9 +3,10 @@
 //! detached islands, refused bad input), with tracked objects moving, run through one collider
 //! with a small cache, answer every query after every step as a collider built fresh from the same
 //! voxels: ray casts, ray marching, contacts of spheres, capsules, boxes and hulls (and their
-//! candidate triangles against a brute force over freshly meshed chunks), shape casts, batches,
+//! candidate triangles against a brute force over freshly meshed chunks), shape casts (also
+//! against one sweep over every triangle near the path), ray casts against every chunk mesh, batches,
 //! object contacts, chunk shapes, broadphase chunk masks, occupancy bits, object pairs (also as the
-//! sum of the pair events) and islands. `PROPTEST_CASES` raises the number of sequences (default 48).
+//! sum of the pair events) and islands. `PROPTEST_CASES` raises the number of sequences (default 32).
 
 mod common;
 
@@ -464,9 +465,11 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
         let b = fresh.cast_shape(shape, motion, &cast, &mut k2).map_err(|e| format!("{e:?}"));
         assert_eq!(a, b, "cast {shape:?} by {motion} after step {step}");
         // Against one sweep over every triangle near the path. Not for shapes that start within
-        // the skin of the surface: which start touch is the hit depends on the candidate set's
-        // extent there (see the report of the commit adding this), nor far from the origin,
-        // where f32 positions round to 1/512 voxel.
+        // the skin of the surface: among start touches the caster's answer depends on the
+        // candidates' order (on noise worlds the same set in reverse order gives t = 0 against
+        // t = 0.004-0.05 in a few casts per thousand, voxel-contacts' tie rule), and the brute
+        // force's order is not the collider's. Nor far from the origin, where f32 positions round
+        // to 1/512 voxel.
         let touching = {
             let options = ContactOptions { contact_distance: cast.skin + 1e-2, ..ContactOptions::default() };
             let mut out = Vec::new();
@@ -692,9 +695,9 @@ fn objects() -> impl Strategy<Value = Vec<(u32, Aabb)>> {
     })
 }
 
-/// `PROPTEST_CASES` when set, else 48 (the default run's share of the test time).
+/// `PROPTEST_CASES` when set, else 32 (the default run's share of the test time).
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48)
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(32)
 }
 
 proptest! {
