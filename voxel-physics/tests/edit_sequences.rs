@@ -418,31 +418,60 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
     if !dirty.is_empty() {
         probe_rays.extend(rays(dirty, 12, seed ^ 1));
     }
-    for ray in &probe_rays {
-        assert_eq!(c.raycast(ray, 120.0), fresh.raycast(ray, 120.0), "ray cast {ray:?} after step {step}");
-        assert_eq!(c.raymarch(ray, 120.0), fresh.raymarch(ray, 120.0), "ray march {ray:?} after step {step}");
-    }
-
-    // Ray casts against a brute force over every chunk mesh, while the world is small.
-    if c.world().volume() <= 64 * 64 * 64 && step.is_multiple_of(2) {
-        let brute = common::BruteWorld::new(c.store(), c.world());
-        for ray in &probe_rays {
-            let ours = c.raycast(ray, 120.0).map(|h| (h.t, h.chunk, h.triangle));
-            assert_eq!(ours, brute.raycast(ray, 120.0), "brute ray {ray:?} after step {step}");
-        }
-    }
-
+    let p = Pair { c, fresh: &fresh, step };
+    check_rays(&p, &probe_rays);
     // Contacts and casts about the first world and the last edit.
     let hull = cube(0.8);
     let mut all = shapes(world0, &hull, 16, seed ^ 2);
     if !dirty.is_empty() {
         all.extend(shapes(dirty, &hull, 8, seed ^ 3));
     }
+    check_shapes(&p, &all, seed);
+    check_batches(&p, &probe_rays, &all);
+    check_objects(&p, objects);
+    check_state(&p, world0, dirty, seed);
+    check_islands(&p, dirty);
+}
+
+/// The collider under test, one built fresh from its voxels, and the step they are compared after.
+#[derive(Clone, Copy)]
+struct Pair<'a> {
+    c: &'a TerrainCollider,
+    fresh: &'a TerrainCollider,
+    step: usize,
+}
+
+fn cast_options() -> CastOptions {
+    CastOptions { max_t: 1.0, skin: 0.02, ..CastOptions::default() }
+}
+
+/// Ray casts and ray marching equal the fresh collider's, and ray casts a brute force's.
+fn check_rays(p: &Pair<'_>, probe_rays: &[Ray]) {
+    let Pair { c, fresh, step } = *p;
+    for ray in probe_rays {
+        assert_eq!(c.raycast(ray, 120.0), fresh.raycast(ray, 120.0), "ray cast {ray:?} after step {step}");
+        assert_eq!(c.raymarch(ray, 120.0), fresh.raymarch(ray, 120.0), "ray march {ray:?} after step {step}");
+    }
+
+    // Against a brute force over every chunk mesh, while the world is small.
+    if c.world().volume() <= 64 * 64 * 64 && step.is_multiple_of(2) {
+        let brute = common::BruteWorld::new(c.store(), c.world());
+        for ray in probe_rays {
+            let ours = c.raycast(ray, 120.0).map(|h| (h.t, h.chunk, h.triangle));
+            assert_eq!(ours, brute.raycast(ray, 120.0), "brute ray {ray:?} after step {step}");
+        }
+    }
+}
+
+/// Contacts (and their candidate triangles) and shape casts equal the fresh collider's and a brute
+/// force's.
+fn check_shapes(p: &Pair<'_>, all: &[Shape<'_>], seed: u64) {
+    let Pair { c, fresh, step } = *p;
     let (mut s1, mut s2) = (ContactScratch::new(), ContactScratch::new());
     let (mut k1, mut k2) = (CastScratch::new(), CastScratch::new());
-    let cast = CastOptions { max_t: 1.0, skin: 0.02, ..CastOptions::default() };
+    let cast = cast_options();
     let mut rng = Rng(seed ^ 4);
-    for shape in &all {
+    for shape in all {
         if contacts(c, shape, &mut s1).is_ok() && shape.aabb().size().max_element() < 16.0 {
             let ours: BTreeSet<([i32; 3], u32)> =
                 s1.candidates().iter().map(|t| (t.chunk.to_array(), t.triangle)).collect();
@@ -457,7 +486,7 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
         }
         assert_eq!(
             contacts(c, shape, &mut s1),
-            contacts(&fresh, shape, &mut s2),
+            contacts(fresh, shape, &mut s2),
             "contacts {shape:?} after step {step}"
         );
         let motion = rng.direction() * rng.range(0.5, 20.0);
@@ -481,16 +510,20 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
             let expect = brute_cast(c, shape, motion, &cast);
             let agree = match (ours, expect) {
                 (None, None) => true,
-                // The collider casts in pieces of 8 voxels, each from the shape moved to the
-                // piece's start: the same first contact up to rounding.
+                // The collider casts in pieces of 8 voxels: the same first contact up to
+                // rounding.
                 (Some(o), Some(e)) => (o.0 - e.0).abs() * motion.length() <= 2e-3,
                 _ => false,
             };
             assert!(agree, "cast {shape:?} by {motion} after step {step}: {ours:?}, brute force {expect:?}");
         }
     }
+}
 
-    // Batches answer as single queries.
+/// Batches of rays, marches and casts answer as single queries.
+fn check_batches(p: &Pair<'_>, probe_rays: &[Ray], all: &[Shape<'_>]) {
+    let Pair { c, step, .. } = *p;
+    let mut scratch = CastScratch::new();
     let batch: Vec<Cast> = probe_rays.iter().map(|&ray| Cast { ray, max_t: 120.0 }).collect();
     let mut out = Vec::new();
     c.raycast_batch(&batch, &mut out);
@@ -504,13 +537,17 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
         .map(|(i, s)| ShapeCast { shape: *s, motion: Vec3::new(i as f32 - 8.0, -9.0, 3.0) })
         .collect();
     let mut swept = Vec::new();
-    c.cast_shapes(&sweeps, &cast, &mut swept);
+    c.cast_shapes(&sweeps, &cast_options(), &mut swept);
     for (o, sw) in swept.iter().zip(&sweeps) {
-        let single = c.cast_shape(&sw.shape, sw.motion, &cast, &mut k1);
+        let single = c.cast_shape(&sw.shape, sw.motion, &cast_options(), &mut scratch);
         assert_eq!(format!("{o:?}"), format!("{single:?}"), "cast batch {sw:?} after step {step}");
     }
+}
 
-    // Contacts of the tracked objects from their pairs.
+/// Contacts of the tracked objects from their pairs.
+fn check_objects(p: &Pair<'_>, objects: &[(u32, Aabb)]) {
+    let Pair { c, fresh, step } = *p;
+    let (mut s1, mut s2) = (ContactScratch::new(), ContactScratch::new());
     for &(id, b) in objects {
         let ball = Shape::Sphere(Sphere { center: b.center(), radius: b.size().min_element() * 0.5 });
         let options = ContactOptions { contact_distance: 0.1, ..ContactOptions::default() };
@@ -520,8 +557,12 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
         assert_eq!(a, e, "object {id} contacts after step {step}");
         assert_eq!(o1, o2, "object {id} contacts after step {step}");
     }
+}
 
-    // The cached chunk shapes are those of the voxels.
+/// Cached chunk shapes, broadphase classes and masks, and occupancy bits equal the fresh ones.
+fn check_state(p: &Pair<'_>, world0: VoxelBox, dirty: VoxelBox, seed: u64) {
+    let Pair { c, fresh, step } = *p;
+    // The cached chunk shapes.
     for key in world0.grow(1).chunk_keys(8).iter() {
         assert_eq!(c.chunk_shape(key), fresh.chunk_shape(key), "chunk shape {key} after step {step}");
     }
@@ -549,8 +590,11 @@ fn check(c: &TerrainCollider, world0: VoxelBox, dirty: VoxelBox, objects: &[(u32
         let p = rng.vec(lo, hi).floor().as_ivec3();
         assert_eq!(c.occupancy().is_solid(p), fresh.occupancy().is_solid(p), "occupancy {p} step {step}");
     }
+}
 
-    // Islands the last edit may have cut loose.
+/// Islands the last edit may have cut loose.
+fn check_islands(p: &Pair<'_>, dirty: VoxelBox) {
+    let Pair { c, fresh, step } = *p;
     if !dirty.is_empty() && dirty.volume() <= 1 << 16 {
         let options = IslandOptions { anchor: Anchor::WorldFloor, max_voxels: 4096, shape: IslandShape::MeshOnly };
         let a = c.find_islands(dirty, &options).map(|v| v.into_iter().map(|i| i.voxels).collect::<Vec<_>>());
