@@ -317,15 +317,19 @@ impl<R: Spare> Speculation<R> {
     /// The kept result for `edge`, and its evaluation time, if its nodes are still `nodes` at
     /// `versions`.
     fn take(&mut self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<(R, f64)> {
-        let k = self.kept.iter().position(|k| k.edge == edge && k.nodes == nodes && k.versions == versions)?;
-        let kept = self.kept.remove(k);
+        let kept = self.kept.remove(self.find(edge, nodes, versions)?);
         Some((kept.evaluation, kept.seconds))
+    }
+
+    /// Where the result for `edge` with its nodes at `nodes` and `versions` is kept.
+    fn find(&self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> Option<usize> {
+        self.kept.iter().position(|k| k.edge == edge && k.nodes == nodes && k.versions == versions)
     }
 
     /// Whether a result for `edge` with its nodes at `nodes` and `versions` is kept.
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
     fn holds(&self, edge: u32, nodes: [u32; 2], versions: [u32; 2]) -> bool {
-        self.kept.iter().any(|k| k.edge == edge && k.nodes == nodes && k.versions == versions)
+        self.find(edge, nodes, versions).is_some()
     }
 
     /// Keeps `evaluation` (which took `seconds`) in place of an older result for the same edge,

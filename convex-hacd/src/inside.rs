@@ -573,11 +573,11 @@ fn vote(axes: [Crossings; 3], up: usize) -> bool {
 }
 
 /// Whether every rim edge (see [`rims`]) is one side of a crack: used by one triangle only, and
-/// covered along its whole length, within `eps` (the crack's width), by rim edges on the same line running the other
-/// way. A T-junction (a long edge on one side, its two halves on the other, as CAD exporters
-/// write STL files) leaves such a crack: the surface has no opening, and one ray decides inside
-/// as on a closed mesh. An opening, a fin or a face turned against its neighbour is not a
-/// crack. False past 2^14 rim edges (the pairing is quadratic).
+/// covered along its whole length, within `eps` (the crack's width), by rim edges on the same
+/// line running the other way. A T-junction (a long edge on one side, its two halves on the
+/// other, as CAD exporters write STL files) leaves such a crack: the surface has no opening, and
+/// one ray decides inside as on a closed mesh. An opening, a fin or a face turned against its
+/// neighbour is not a crack. False past 2^14 rim edges (the pairing is quadratic).
 pub(crate) fn cracks_only(positions: &[DVec3], triangles: &[[u32; 3]], rims: &[u8], eps: f64) -> bool {
     let mut uses: Vec<(u32, u32)> = Vec::new();
     for (tri, &r) in triangles.iter().zip(rims) {

@@ -30,6 +30,16 @@ use crate::TerrainShape;
 /// solver pushes every point of a manifold along the manifold's one normal.
 const SAME_NORMAL_COS: f32 = 0.9995;
 
+/// The contacts of one manifold being built: their compound part, the deepest one's normal (the
+/// others agree with it within [`SAME_NORMAL_COS`]), the manifold's index, and the sum of their
+/// normals.
+struct Group {
+    part: u32,
+    first: Vec3,
+    slot: usize,
+    sum: Vec3,
+}
+
 /// Converted convex hulls a thread keeps before it starts over.
 const MAX_CACHED_HULLS: usize = 1024;
 
@@ -107,8 +117,8 @@ pub(crate) struct Scratch {
     found: Vec<Found>,
     /// Indices into `found`, in manifold-building order.
     order: Vec<usize>,
-    /// The manifolds being built: part, normal, index.
-    groups: Vec<(u32, Vec3, usize, Vec3)>,
+    /// The manifolds being built.
+    groups: Vec<Group>,
     /// Buffers whose element type is the caller's contact data (rapier's, or a test's), by type.
     typed: AHashMap<TypeId, Box<dyn Any>>,
 }
@@ -591,10 +601,10 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
     for &i in order.iter() {
         let f = &found[i];
         let n = f.contact.normal;
-        let slot = match groups.iter_mut().find(|g| g.0 == f.part && g.1.dot(n) >= SAME_NORMAL_COS) {
+        let slot = match groups.iter_mut().find(|g| g.part == f.part && g.first.dot(n) >= SAME_NORMAL_COS) {
             Some(g) => {
-                g.3 += n;
-                g.2
+                g.sum += n;
+                g.slot
             }
             None => {
                 if used == manifolds.len() {
@@ -614,7 +624,7 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
                     m.local_n1 = n;
                     m.local_n2 = rotate_inv(pair.pose.rotation, -n);
                 }
-                groups.push((f.part, n, used, n));
+                groups.push(Group { part: f.part, first: n, slot: used, sum: n });
                 used += 1;
                 used - 1
             }
@@ -638,8 +648,8 @@ fn build_manifolds<M: Default + Clone, D: Default + Copy + 'static>(
     // degree apart (quantized distances on a slanted surface), the deepest one's normal alone
     // would steer a box along that one facet's tilt.
     for g in groups.iter() {
-        let n = g.3.normalize_or(g.1);
-        let m = &mut manifolds[g.2];
+        let n = g.sum.normalize_or(g.first);
+        let m = &mut manifolds[g.slot];
         if pair.flipped {
             m.local_n1 = rotate_inv(pair.pose.rotation, -n);
             m.local_n2 = n;

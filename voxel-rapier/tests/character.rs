@@ -236,11 +236,9 @@ fn walk(mut w: Walker, dir: Vec3, height: impl Fn(f32, f32) -> f32) -> Walked {
 fn walks_a_slanted_plane_as_on_one_stitched_mesh() {
     use parry3d::shape::TriMeshFlags;
     use voxel_rapier::reference;
-    let down = Vec3::new(1.0, 0.0, 0.6).normalize();
-    let tan = 20f32.to_radians().tan();
-    let height = move |x: f32, z: f32| 40.0 - tan * (x * down.x + z * down.z);
-    let normal = Vec3::new(tan * down.x, 1.0, tan * down.z).normalize();
-    let collider = heightfield(IVec3::new(96, 48, 64), height, normal.y);
+    let plane = SlantedPlane::new();
+    let (down, height) = (plane.dir, move |x: f32, z: f32| plane.height(x, z));
+    let collider = plane.collider();
     let one = vec![reference::stitched_trimesh(&collider, TriMeshFlags::FIX_INTERNAL_EDGES).unwrap()];
     let terrain = TerrainShape::new(collider);
     let across = Vec3::new(-down.z, 0.0, down.x);

@@ -44,7 +44,7 @@ struct Slid {
 }
 
 /// Each shape at three yaws slides from rest down a plane falling 20 degrees along `dir`.
-fn slide(make: impl Fn() -> Sim, plane: &Plane, stick: &SharedShape) -> Slid {
+fn slide(make: impl Fn() -> Sim, plane: &SlantedPlane, stick: &SharedShape) -> Slid {
     let mut out = Slid { shortest: f32::INFINITY, ..Slid::default() };
     for (shape, h) in shapes() {
         for (start_z, yaw) in [(8.0, 0.0f32), (20.0, 30.0), (31.5, 45.0)] {
@@ -74,20 +74,7 @@ fn slide(make: impl Fn() -> Sim, plane: &Plane, stick: &SharedShape) -> Slid {
     out
 }
 
-struct Plane {
-    dir: Vec3,
-    tan: f32,
-    normal: Vec3,
-}
-
-impl Plane {
-    fn height(&self, x: f32, z: f32) -> f32 {
-        40.0 - self.tan * (x * self.dir.x + z * self.dir.z)
-    }
-}
-
-/// A plane falling 20 degrees along (1, 0, 0.6), slanted to the grid so that its mesh crosses
-/// seams on every axis: balls, boxes, capsules and hulls slide down from rest. Ours never bumps,
+/// Down the slanted plane (its mesh crosses seams on every axis): balls, boxes, capsules and hulls slide down from rest. Ours never bumps,
 /// moves off the plane no faster than on one stitched `TriMesh` with `FIX_INTERNAL_EDGES` (the
 /// quantized distances tilt the facets by up to a degree), and sinks no deeper; `TriMesh` per
 /// chunk without the flag, in the same scenes, shows the count sees seam bumps.
@@ -95,10 +82,8 @@ impl Plane {
 fn sliding_down_a_slanted_plane_bumps_no_more_than_one_stitched_mesh() {
     use parry3d::shape::TriMeshFlags;
     use voxel_rapier::reference;
-    let dir = Vec3::new(1.0, 0.0, 0.6).normalize();
-    let tan = 20f32.to_radians().tan();
-    let plane = Plane { dir, tan, normal: Vec3::new(tan * dir.x, 1.0, tan * dir.z).normalize() };
-    let collider = heightfield(IVec3::new(96, 48, 64), |x, z| plane.height(x, z), plane.normal.y);
+    let plane = SlantedPlane::new();
+    let collider = plane.collider();
     let stick = stitched(&collider);
     let one = vec![reference::stitched_trimesh(&collider, TriMeshFlags::FIX_INTERNAL_EDGES).unwrap()];
     let per_chunk = reference::trimesh_per_chunk(&collider, TriMeshFlags::empty());

@@ -43,6 +43,35 @@ pub fn ridge(angle_deg: f32, apex_x: f32) -> (TerrainCollider, impl Fn(f32) -> f
     (heightfield(IVec3::new(40, 24, 64), move |x, _| h(x), (angle_deg.to_radians() * 0.5).cos()), h)
 }
 
+/// A plane falling 20 degrees along (1, 0, 0.6), slanted to the grid so that its mesh crosses
+/// chunk seams on every axis, over 96 x 48 x 64 voxels.
+#[derive(Clone, Copy)]
+pub struct SlantedPlane {
+    /// Downhill, horizontal and unit.
+    pub dir: Vec3,
+    pub tan: f32,
+    /// Up, unit.
+    pub normal: Vec3,
+}
+
+impl SlantedPlane {
+    pub fn new() -> Self {
+        let dir = Vec3::new(1.0, 0.0, 0.6).normalize();
+        let tan = 20f32.to_radians().tan();
+        Self { dir, tan, normal: Vec3::new(tan * dir.x, 1.0, tan * dir.z).normalize() }
+    }
+
+    pub fn height(&self, x: f32, z: f32) -> f32 {
+        40.0 - self.tan * (x * self.dir.x + z * self.dir.z)
+    }
+
+    /// The plane as a terrain collider.
+    pub fn collider(&self) -> TerrainCollider {
+        let plane = *self;
+        heightfield(IVec3::new(96, 48, 64), move |x, z| plane.height(x, z), self.normal.y)
+    }
+}
+
 /// Flat ground with its surface at y = 7.5 over `size`.
 pub fn flat(size: IVec3) -> TerrainCollider {
     heightfield(size, |_, _| 7.5, 1.0)
