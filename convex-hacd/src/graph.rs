@@ -314,8 +314,8 @@ pub(crate) fn relink(
 }
 
 /// Merges node `b` of edge `e` into node `a` with the hull `merged` of the two, at `cost`: `a`
-/// takes `b`'s triangles and edges (the collapsed one and duplicates of `a`'s own dropped), `b`
-/// dies.
+/// takes `b`'s triangles and edges (the collapsed one and duplicates of `a`'s own dropped, a
+/// duplicate's [`Edge::bound`] raising `a`'s edge's), `b` dies.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn absorb(
     nodes: &mut [Node],
@@ -344,6 +344,7 @@ pub(crate) fn absorb(
 
     // Re-link b's edges to a, dropping the one collapsed and duplicates of a's own (`mark` holds,
     // per node, the last collapsed edge whose merged node links to it).
+    let mut dropped = std::mem::take(&mut scratch.dropped);
     nodes[a].edges.retain(|&x| edges[x as usize].alive);
     for &x in &nodes[a].edges {
         let ed = &edges[x as usize];
@@ -360,6 +361,9 @@ pub(crate) fn absorb(
             if let Some(shape) = ed.merged.take() {
                 scratch.recycle(shape);
             }
+            if other != a && ed.bound > 0.0 {
+                dropped.push((other as u32, ed.bound));
+            }
             continue;
         }
         mark[other] = e;
@@ -367,4 +371,62 @@ pub(crate) fn absorb(
         nodes[a].edges.push(x);
     }
     nodes[a].edges.sort_unstable();
+    // A dropped duplicate's bound carries over to `a`'s edge to the same neighbour: the hull of
+    // the merged node and that neighbour holds the hull of `b` and it, so (solid, as a hull
+    // holding a solid one is) its scan is no smaller. The edge then waits in the heap at the
+    // larger of the two bounds instead of being evaluated at `a`'s old one (rocker-arm 21,620
+    // -> 20,303 evaluations).
+    for &(other, bound) in &dropped {
+        if let Some(&x) = nodes[a].edges.iter().find(|&&x| {
+            let ed = &edges[x as usize];
+            ed.a == other || ed.b == other
+        }) {
+            let ed = &mut edges[x as usize];
+            ed.bound = ed.bound.max(bound);
+        }
+    }
+    dropped.clear();
+    scratch.dropped = dropped;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(edges: &[u32]) -> Node {
+        Node {
+            shape: Shape::default(),
+            triangles: vec![0],
+            edges: edges.to_vec(),
+            error: 0.0,
+            alive: true,
+            checked: false,
+        }
+    }
+
+    fn edge(a: u32, b: u32, bound: f64) -> Edge {
+        Edge { bound, cost: bound, ..Edge::new(a, b) }
+    }
+
+    /// When `b` is absorbed into `a` and both link to a neighbour, `b`'s edge to it is dropped and
+    /// `a`'s keeps the larger bound of the two (a lower bound of the merged node's cost with that
+    /// neighbour); an edge of `b` to a node `a` does not link to moves over with its own bound.
+    #[test]
+    fn a_dropped_duplicate_edge_raises_the_kept_edges_bound() {
+        // Nodes a = 0, b = 1, x = 2, y = 3, z = 4. Edges: 0 a-b (collapsed), 1 a-x (bound 1),
+        // 2 b-x (bound 3), 3 a-y (bound 4), 4 b-y (bound 0.5), 5 b-z (bound 2).
+        let mut nodes = vec![node(&[0, 1, 3]), node(&[0, 2, 4, 5]), node(&[1, 2]), node(&[3, 4]), node(&[5])];
+        let mut edges =
+            vec![edge(0, 1, 0.0), edge(0, 2, 1.0), edge(1, 2, 3.0), edge(0, 3, 4.0), edge(1, 3, 0.5), edge(1, 4, 2.0)];
+        let mut mark = vec![u32::MAX; nodes.len()];
+        let mut tree = MergeTree { current: (0..5).collect(), leaves: 5, merges: Vec::new() };
+        let mut scratch = Scratch::default();
+        absorb(&mut nodes, &mut edges, &mut mark, &mut tree, 0, Shape::default(), 0.0, &mut scratch);
+        assert!(!nodes[1].alive && !edges[0].alive);
+        assert!(!edges[2].alive && !edges[4].alive, "the duplicates are dropped");
+        assert_eq!(nodes[0].edges, vec![1, 3, 5]);
+        assert_eq!(edges[1].bound, 3.0, "a-x takes b-x's larger bound");
+        assert_eq!(edges[3].bound, 4.0, "a-y keeps its own, larger, bound");
+        assert_eq!((edges[5].a, edges[5].b, edges[5].bound), (0, 4, 2.0), "b-z moves to a with its bound");
+    }
 }

@@ -191,6 +191,8 @@ pub(crate) struct Scratch {
     /// Hulls no longer needed, whose buffers [`Shape::from_raw`] fills again instead of
     /// allocating (most evaluations keep their hull, and most kept hulls are dropped unused).
     pub(crate) spare: Vec<Shape>,
+    /// Bounds of the duplicate edges a collapse drops, by the neighbour they led to ([`absorb`]).
+    pub(crate) dropped: Vec<(u32, f64)>,
 }
 
 /// The most hulls [`Scratch::spare`] keeps for reuse.
@@ -777,7 +779,8 @@ fn inside_test(prep: &Prepared, tris: &[[DVec3; 3]]) -> Inside {
 /// and its ray leaves later), so a dirty edge keeps its old cost as a lower bound and is
 /// evaluated only when that bound reaches the top of the heap. A clean edge at the top is then
 /// the true minimum, as with eager re-costing; edges whose bound is already over the limit are
-/// never evaluated again. A flat hull's area error has no such bound, so its edges start again
+/// never evaluated again. When the absorbed node and the other one both link to a neighbour, the
+/// edge kept to it takes the larger of the two edges' bounds (see [`absorb`]). A flat hull's area error has no such bound, so its edges start again
 /// from 0. Among equal costs a clean edge goes first (then the lower edge index): its cost is
 /// already the minimum, so the dirty ones behind it are not evaluated yet. This matters most
 /// where it is most common: a patch growing over a smooth or flat surface, where every edge
@@ -858,6 +861,12 @@ fn collapse_by_concavity(
                 // below when it became dirty). Every live edge has one current heap entry: an edge
                 // that was dirty already keeps it, which keeps stale entries out of the heap.
                 if ed.dirty {
+                    // A bound raised by the collapse (see `absorb`) moves its entry up.
+                    if ed.bound > ed.cost {
+                        ed.cost = ed.bound;
+                        ed.version += 1;
+                        heap.push(Reverse((ed.cost.to_bits(), DIRTY, x, ed.version)));
+                    }
                     continue;
                 }
                 ed.cost = ed.bound;
