@@ -5,13 +5,21 @@
 //! 1. coverage: every corner of a hull's source triangles is inside it or within `2 s` of it
 //!    (`s` = `Decomposition::quantization`, in input units), and every vertex of a kept triangle
 //!    is in some hull within the same tolerance;
-//! 2. every hull closed, convex and outward (checked in `f64` from its triangles alone);
+//! 2. every hull closed, convex and outward (checked in `f64` from its triangles alone), its
+//!    vertices input vertices (within `s`);
 //! 3. the source triangles partition the kept triangles (the rest counted as skipped);
 //! 4. the same bits on 1 and 2 threads;
 //! 5. no panic, and bad input gives a typed error or the documented counts;
-//! 6. a shape missing 1-3 triangles gets at most twice the hulls of its closed twin.
+//! 6. a shape missing 1-3 triangles (small holes) gets at most twice the hulls of its closed
+//!    twin at the defaults;
 //!
-//! `UNSEEN_CASES=N` runs the property test over N random shapes (16 by default).
+//! and beside them: hulls of a closed input stay within 2% of its diagonal (the docs of
+//! `max_protrusion`), sealed cavities are filled, inside-out shells get their outward twins'
+//! partition, and `convex_hull` keeps every point within its tolerance.
+//!
+//! `UNSEEN_CASES=N` runs the property tests over N random shapes (16 by default, fixed seed;
+//! `UNSEEN_SEED` picks another); `survey_random_shapes` (ignored) is the long run, and today
+//! also reports the two defects of the ignored tests at the end of the file.
 
 mod unseen;
 
@@ -779,9 +787,17 @@ fn bad_input_gives_an_error_or_the_documented_counts() {
         // Radius 1 at 1e7: the corners round to a lattice one unit apart; what is left must
         // still be covered or counted.
         ("sphere of radius 1 at 1e7", sphere.clone().map(|p| p + Vec3::splat(1e7))),
+        ("sphere x 3e38 (near f32::MAX)", sphere.clone().map(|p| p * 3e38)),
     ] {
         problems.extend(check(label, &shape.mesh(), !label.contains("radius 1 at")).0);
     }
+    // A unit torus beside one triangle 1e30 away: s follows the largest side, so the torus
+    // collapses within s; every triangle must still be placed or counted.
+    let mut lonely = torus.clone();
+    let base = lonely.positions.len() as u32;
+    lonely.positions.extend([Vec3::splat(1e30), Vec3::new(1e30, 2e30, 1e30), Vec3::new(2e30, 1e30, 1e30)]);
+    lonely.triangles.push([base, base + 1, base + 2]);
+    problems.extend(check("unit torus and a triangle at 1e30", &lonely.mesh(), false).0);
     assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
 }
 
@@ -872,12 +888,36 @@ fn random_shape(kind: u8, seed: u64, transform: u8) -> (String, Shape, bool, Opt
     (label, place(shape), closed, twin.map(place))
 }
 
-/// [`check`] on a random shape, and for one missing triangles, the README's "a part with holes
-/// gets about the hulls of its closed twin" as at most twice the twin's hulls at the defaults.
+/// Whether `shape`'s holes are small: at most 5% of its edges on a boundary and lids of at
+/// most 5% of its area (the sum of its triangles' vector areas). These are the crate's own
+/// bounds for a part "closed but for small holes" (`CLOSED_ENOUGH` and `LIDS_ENOUGH` in
+/// `src/quantize.rs`); the README gives no number.
+fn small_holes(shape: &Shape) -> bool {
+    let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
+    for t in &shape.triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *uses.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let boundary = uses.values().filter(|&&u| u == 1).count() as f64 / uses.len().max(1) as f64;
+    let (mut lids, mut area) = (DVec3::ZERO, 0.0);
+    for t in &shape.triangles {
+        let [a, b, c] = t.map(|i| shape.positions[i as usize].as_dvec3());
+        let n = (b - a).cross(c - a);
+        lids += n;
+        area += n.length();
+    }
+    boundary <= 0.05 && lids.length() <= 0.05 * area
+}
+
+/// [`check`] on a random shape, and for one missing triangles (small holes only, see
+/// [`small_holes`]), the README's "a part with holes gets about the hulls of its closed twin"
+/// as at most twice the twin's hulls at the defaults.
 fn check_random(kind: u8, seed: u64, transform: u8) -> Vec<String> {
     let (label, shape, closed, twin) = random_shape(kind, seed, transform);
     let (mut problems, counts) = check(&label, &shape.mesh(), closed);
-    if let Some(twin) = twin {
+    if let Some(twin) = twin.filter(|_| small_holes(&shape)) {
         let mut ignored = Vec::new();
         if let Ok(d) = decompose_both(&twin.mesh(), &DecomposeOptions::default(), &mut ignored) {
             if counts[0] > 2 * d.hulls.len().max(1) {
@@ -1003,26 +1043,70 @@ fn survey_random_shapes() {
     assert!(failed.is_empty(), "{} failed: {failed:#?}", failed.len());
 }
 
-/// Defect: the concavity phase's region scan (`changed_region` in `src/hacd.rs`) can report
-/// more than the full scan of the same merged hull when `s` is above half the concavity limit
-/// in working units, and the debug assertion at `src/hacd.rs:391` then panics (debug builds,
-/// so `cargo test` and users' debug builds): a 72-triangle capsule at the origin with
-/// `quantization` 5 to 8 ("region scan 8.03 against full scan 5"), and the same capsule at the
-/// defaults moved to x = 1e5, where `s` is raised to the float floor (7.15 working units).
+/// Defect: the concavity phase's region scan (`changed_region` in `src/hacd.rs`) can disagree
+/// with the full scan of the same merged hull when `s` is coarse in working units, either way,
+/// and the debug assertion in `evaluate` then panics (debug builds: `cargo test`, users' debug
+/// builds): a 72-triangle capsule at the origin with `quantization` 5 to 8 ("region scan 8.03
+/// against full scan 5"); the same capsule at the defaults moved to x = 1e5, where `s` is raised
+/// to the float floor (7.15 working units; "8.86 against 7.15"); and a rotated 76-triangle cell
+/// prism at 1e5 (`s` 7.1 working units) where the region scan misses a concavity the full scan
+/// finds ("7.12 against 398.47": in release builds such a merge is costed as within the limit).
+/// In release builds every other promise still holds on these inputs.
 #[test]
-#[ignore = "defect: debug assertion 'region scan .. against full scan' panics (src/hacd.rs:391) when s > limit / 2"]
+#[ignore = "defect: evaluate's debug assertion 'region scan .. against full scan' panics when s is coarse (quantization 5, or far from the origin)"]
 fn a_concavity_above_half_the_limit_in_quantization_units_does_not_panic() {
     let capsule = capsule(0.5, 2.0, 6, 3);
     assert_eq!(capsule.triangles.len(), 72);
     let coarse = DecomposeOptions { quantization: 5.0, ..Default::default() };
     let far = capsule.clone().map(|p| p + Vec3::new(1e5, 0.0, 0.0));
+    let (_, prism, _, _) = random_shape(5, 10929933143553468632, 3);
+    assert_eq!(prism.triangles.len(), 76);
     let mut problems = Vec::new();
-    for (label, mesh, options) in
-        [("quantization 5", capsule.mesh(), coarse), ("at x = 1e5", far.mesh(), DecomposeOptions::default())]
+    for (label, mesh, options) in [
+        ("quantization 5", capsule.mesh(), coarse),
+        ("at x = 1e5", far.mesh(), DecomposeOptions::default()),
+        ("cell prism at 1e5", prism.mesh(), DecomposeOptions::default()),
+    ] {
+        let mut found = Vec::new();
+        match decompose_both(&mesh, &options, &mut found) {
+            Ok(d) => found.extend(audit(&mesh, &d).problems),
+            Err(e) if found.is_empty() => found.push(format!("{e}")),
+            Err(_) => {}
+        }
+        problems.extend(found.into_iter().map(|p| format!("{label}: {p}")));
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// Defect: with `s` above the concavity limit in working units (`quantization` 12 against
+/// `concavity` 10 at the origin, or the float floor of a 2-unit sphere 7e4 from the origin at
+/// the defaults, s = 0.025 = 12.5 working units), a 64-triangle UV sphere missing one
+/// triangle (a small hole: 3 of 96 edges) gets 5 to 9 hulls where the closed sphere gets 1,
+/// with no protrusion split: the README's "a part with holes gets about the hulls of its closed
+/// twin" fails. With `quantization` up to 9, and at 1e4 and 3e4, it gets 1.
+#[test]
+#[ignore = "defect: one missing triangle gives 5-9 hulls (closed: 1) when s exceeds the concavity limit (quantization 12, or a 2-unit sphere at 7e4)"]
+fn a_small_hole_with_a_coarse_quantization_keeps_the_hull_count() {
+    let sphere = uv_sphere(8, 5, 1.0);
+    assert_eq!(sphere.triangles.len(), 64);
+    let coarse = DecomposeOptions { quantization: 12.0, ..Default::default() };
+    let far = sphere.clone().map(|p| p + Vec3::new(7e4, 0.0, 0.0));
+    let mut problems = Vec::new();
+    for (label, shape, options) in
+        [("quantization 12", sphere, coarse), ("at x = 7e4", far, DecomposeOptions::default())]
     {
-        match decompose_both(&mesh, &options, &mut problems) {
-            Ok(d) => problems.extend(audit(&mesh, &d).problems.into_iter().map(|p| format!("{label}: {p}"))),
-            Err(e) => problems.push(format!("{label}: {e}")),
+        let closed = decompose(&shape.mesh(), &options).unwrap().hulls.len();
+        for k in [0, 33] {
+            let open = shape.without(&[k]);
+            assert!(small_holes(&open));
+            let d = decompose(&open.mesh(), &options).unwrap();
+            if d.hulls.len() > 2 * closed {
+                problems.push(format!(
+                    "{label}, triangle {k} removed: {} hulls ({} splits), closed {closed}",
+                    d.hulls.len(),
+                    d.protrusion_splits
+                ));
+            }
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
