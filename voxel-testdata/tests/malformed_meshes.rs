@@ -333,6 +333,7 @@ fn odd_text() {
     let dir = temp_path("obj");
     std::fs::create_dir_all(&dir).unwrap();
     assert!(load_mesh(&dir).is_err(), "a folder named .obj");
+    std::fs::remove_dir(&dir).unwrap();
     assert!(load_mesh(&temp_path("stl")).is_err(), "a missing file");
 }
 
