@@ -20,6 +20,12 @@
 //! layer (`LAYR` with `_hidden = 1`). A file without a scene graph (older versions, and animation
 //! packs whose models are frames) imports model [`VoxOptions::frame`] (the last one past the end)
 //! at the origin.
+//!
+//! Limits: a malformed file is a [`StoreError::Vox`], never a panic, and so is a file past the
+//! limits of what MagicaVoxel writes, each checked before the work it bounds:
+//! - chunks nested deeper than [`MAX_CHUNK_DEPTH`] (16; the top-level `MAIN` is 1, its children
+//!   2), or whose sizes overrun the chunk holding them or the file;
+//! - scene nodes nested deeper than 64, and translations past 2^26 voxels.
 
 use std::path::Path;
 
@@ -31,6 +37,11 @@ use crate::{Palette, StoreError, VoxelStore};
 
 /// Nested transforms deeper than this are treated as a malformed (cyclic) scene graph.
 const MAX_SCENE_DEPTH: usize = 64;
+/// How deep `.vox` chunks may nest, the top-level `MAIN` counting as 1: files nest no deeper
+/// than `MAIN` and its children (2), and `dot_vox` parses each level one recursion deeper, so
+/// deeper files are refused before it sees them (a file of 100 000 nested chunks would otherwise
+/// overflow the stack).
+pub const MAX_CHUNK_DEPTH: usize = 16;
 /// Scene translations beyond 2^26 voxels are refused: far beyond any real scene, and small enough
 /// that rotating and adding them never overflows `i32`.
 const MAX_TRANSLATION: i32 = 1 << 26;
@@ -88,6 +99,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<VoxelStore, StoreError> {
 
 /// Reads `.vox` bytes into a new store, as `options` say.
 pub fn from_bytes_with(bytes: &[u8], options: &VoxOptions) -> Result<VoxelStore, StoreError> {
+    check_chunks(bytes)?;
     let data = dot_vox::load_bytes(bytes).map_err(|e| StoreError::Vox(e.to_owned()))?;
     let mut placements = Vec::new();
     if data.scenes.is_empty() {
@@ -137,6 +149,52 @@ pub fn from_bytes_with(bytes: &[u8], options: &VoxOptions) -> Result<VoxelStore,
     }
     store.compact();
     Ok(store)
+}
+
+/// Walks the chunk headers of a `.vox` file (id, content size, children size) without recursion
+/// and refuses what `dot_vox` must not see: chunks nested deeper than [`MAX_CHUNK_DEPTH`] (its
+/// parser recurses once per level, without a limit) and chunks whose sizes overrun the chunk
+/// holding them or the file. Like `dot_vox`, it reads one top-level chunk and ignores what
+/// follows it.
+fn check_chunks(bytes: &[u8]) -> Result<(), StoreError> {
+    const HEADER: usize = 12;
+    let Some(body) = bytes.strip_prefix(b"VOX ").and_then(|b| b.get(4..)) else {
+        return Err(StoreError::Vox("not a .vox file (no \"VOX \" header)".into()));
+    };
+    // The ends of the children of the chunks enclosing `pos`, outermost first: at most
+    // MAX_CHUNK_DEPTH entries.
+    let mut open: Vec<usize> = Vec::with_capacity(MAX_CHUNK_DEPTH);
+    let size = |at: usize| u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]) as usize;
+    let mut pos = 0;
+    loop {
+        let end = open.last().copied().unwrap_or(body.len());
+        let depth = open.len() + 1;
+        if depth > MAX_CHUNK_DEPTH {
+            return Err(StoreError::Vox(format!("chunks nested deeper than {MAX_CHUNK_DEPTH}")));
+        }
+        if end - pos < HEADER {
+            return Err(StoreError::Vox(format!("chunk header at byte {} cut short", pos + 8)));
+        }
+        let (content, children) = (size(pos + 4), size(pos + 8));
+        let start = pos + HEADER;
+        // Checked against what is left, so the sums below cannot overflow.
+        if content > end - start || children > end - start - content {
+            return Err(StoreError::Vox(format!("chunk at byte {} overruns its parent or the file", pos + 8)));
+        }
+        let children_start = start + content;
+        pos = children_start + children;
+        if children > 0 {
+            open.push(pos);
+            pos = children_start;
+        }
+        // Leave every chunk whose children are all read; done when the top-level one is.
+        while open.last() == Some(&pos) {
+            open.pop();
+        }
+        if open.is_empty() {
+            return Ok(());
+        }
+    }
 }
 
 fn add_material(palette: &mut Palette, index: u8, phase: Phase, color: [u8; 4]) -> Result<u8, StoreError> {

@@ -561,12 +561,11 @@ fn a_small_scene_graph_sharing_nodes_places_every_path() {
     assert_eq!(store.chunk_count(), 1);
 }
 
-/// Defect: `dot_vox` parses child chunks recursively, one stack frame chain per nesting level,
-/// with no depth limit: a 1.2 MB file of 100 000 nested chunks overflows the stack and aborts the
-/// process (no error, no unwinding). `vox::from_bytes` could refuse nesting deeper than real
-/// files use (MAIN and its children) by walking the chunk headers before calling `dot_vox`.
+/// `dot_vox` parses child chunks recursively, one stack frame chain per nesting level, with no
+/// depth limit: a 1.2 MB file of 100 000 nested chunks would overflow the stack and abort the
+/// process (no error, no unwinding). `vox::from_bytes` walks the chunk headers first and refuses
+/// nesting deeper than `vox::MAX_CHUNK_DEPTH`.
 #[test]
-#[ignore = "defect: 100 000 nested .vox chunks overflow the stack inside dot_vox (process abort)"]
 fn deeply_nested_vox_chunks_are_an_error() {
     let bytes = nested_chunks(100_000);
     assert!(bytes.len() < 2_000_000);
@@ -589,11 +588,44 @@ fn nested_chunks(depth: usize) -> Vec<u8> {
     vox_file(&body)
 }
 
-/// Nesting as deep as a test thread's stack certainly holds is read (the unknown chunks are
-/// skipped): the parser itself is fine, only its depth is unbounded.
+/// Nesting up to `vox::MAX_CHUNK_DEPTH` (`MAIN` is 1, the innermost `SIZE` is `levels + 2`) is
+/// read, the unknown chunks skipped; one level more is refused.
 #[test]
-fn shallowly_nested_vox_chunks_are_skipped() {
-    check_vox_result(vox::from_bytes(&nested_chunks(50))).unwrap();
+fn nesting_up_to_the_limit_is_read() {
+    let levels = vox::MAX_CHUNK_DEPTH - 2;
+    let store = vox::from_bytes(&nested_chunks(levels)).unwrap();
+    assert_eq!(store.chunk_count(), 0);
+    let result = vox::from_bytes(&nested_chunks(levels + 1));
+    assert!(matches!(result, Err(StoreError::Vox(_))), "{result:?}");
+}
+
+/// Chunk sizes that overrun the chunk holding them (a child longer than `MAIN`'s children, a
+/// content size past the file) or leave a partial header are refused; a chunk after the
+/// top-level one is ignored, as `dot_vox` does.
+#[test]
+fn chunk_sizes_are_checked_against_their_parent() {
+    let size = chunk(b"SIZE", &[1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], &[]);
+    let xyzi = chunk(b"XYZI", &[1, 0, 0, 0, 0, 0, 0, 1], &[]);
+    let good = vox_file(&[size.clone(), xyzi.clone()].concat());
+    assert_eq!(vox::from_bytes(&good).unwrap().chunk_count(), 1);
+    let mut trailing = good.clone();
+    trailing.extend_from_slice(&chunk(b"JUNK", &[1, 2, 3], &[]));
+    assert_eq!(vox::from_bytes(&trailing).unwrap().chunk_count(), 1);
+
+    // XYZI's content size one past MAIN's children (the file then ends with one more byte).
+    let mut overrun = [size.clone(), xyzi.clone()].concat();
+    let at = size.len() + 4;
+    let content = u32_at(&overrun, at).unwrap();
+    put_u32(&mut overrun, at, content + 1);
+    let mut f = vox_file(&overrun);
+    f.push(0);
+    // Three stray bytes after the last child: a header cut short.
+    let partial = vox_file(&[size.clone(), xyzi.clone(), vec![0; 3]].concat());
+    let mut huge = good.clone();
+    put_u32(&mut huge, 8 + 12 + 4, u32::MAX); // SIZE's content size
+    for (what, bytes) in [("overrun", f), ("partial header", partial), ("u32::MAX content", huge)] {
+        assert!(matches!(vox::from_bytes(&bytes), Err(StoreError::Vox(_))), "{what}");
+    }
 }
 
 /// A scene node: a transform, a group or a shape, with ids drawn from a small range (so they
