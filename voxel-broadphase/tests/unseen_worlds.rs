@@ -353,13 +353,14 @@ fn cells(aabb: &Aabb, reach: Reach) -> Result<(IVec3, IVec3), BroadphaseError> {
             return Err(BroadphaseError::InvalidAabb);
         }
     }
-    let f =
-        |v: Vec3, g: fn(f64) -> f64, add: f64| IVec3::from_array(v.to_array().map(|c| g(f64::from(c) + add) as i32));
+    // The margin is a whole voxel: added after rounding, exactly (adding it in floating point
+    // first would round a tiny coordinate such as -1e-38 + 1 up to 1).
+    let f = |v: Vec3, g: fn(f64) -> f64| IVec3::from_array(v.to_array().map(|c| g(f64::from(c)) as i32));
     let first = match reach {
-        Reach::SurfaceNets => f(aabb.min, f64::ceil, -1.0) - IVec3::ONE,
-        Reach::Neighbours => f(aabb.min, f64::floor, -1.0),
+        Reach::SurfaceNets => f(aabb.min, f64::ceil) - IVec3::splat(2),
+        Reach::Neighbours => f(aabb.min, f64::floor) - IVec3::ONE,
     };
-    Ok((first, f(aabb.max, f64::floor, 1.0)))
+    Ok((first, f(aabb.max, f64::floor) + IVec3::ONE))
 }
 
 /// The claim under the bits, checked cube by cube (Surface Nets): every unit cube `[c, c + 1]`
@@ -597,6 +598,13 @@ proptest! {
         bp.set_reach(Reach::Neighbours, &mut Vec::new());
         check_queries(&bp, &truth, &boxes[..60]);
         check_queries(&bp, &truth, &boxes);
+        // With no dense grid (every chunk in the map): a refresh of an empty broadphase.
+        let mut mapped = Broadphase::new();
+        mapped.refresh(&world.grid, world.region, &mut Vec::new()).expect("in range");
+        check_chunks(&mapped, &truth);
+        check_queries(&mapped, &truth, &boxes);
+        mapped.set_reach(Reach::Neighbours, &mut Vec::new());
+        check_queries(&mapped, &truth, &boxes);
     }
 
     /// Objects inserted, moved one by one and in batches (on one and two threads), removed, with
