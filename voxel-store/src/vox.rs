@@ -25,6 +25,10 @@
 //! limits of what MagicaVoxel writes, each checked before the work it bounds:
 //! - chunks nested deeper than [`MAX_CHUNK_DEPTH`] (16; the top-level `MAIN` is 1, its children
 //!   2), or whose sizes overrun the chunk holding them or the file;
+//! - a scene graph that is not a tree: a transform or group reached twice (a shared subgraph, or
+//!   a cycle). Shape nodes may be shared (several transforms placing one shape is instancing), so
+//!   every placement is a distinct transform or group entry of the file and a file of `n` bytes
+//!   places at most `n / 4` shapes;
 //! - scene nodes nested deeper than 64, and translations past 2^26 voxels.
 
 use std::path::Path;
@@ -35,7 +39,7 @@ use voxel_core::{Phase, Voxel};
 
 use crate::{Palette, StoreError, VoxelStore};
 
-/// Nested transforms deeper than this are treated as a malformed (cyclic) scene graph.
+/// Nested transforms deeper than this are treated as a malformed scene graph.
 const MAX_SCENE_DEPTH: usize = 64;
 /// How deep `.vox` chunks may nest, the top-level `MAIN` counting as 1: files nest no deeper
 /// than `MAIN` and its children (2), and `dot_vox` parses each level one recursion deeper, so
@@ -108,8 +112,7 @@ pub fn from_bytes_with(bytes: &[u8], options: &VoxOptions) -> Result<VoxelStore,
             placements.push((frame, Turn::IDENTITY, IVec3::ZERO, false));
         }
     } else {
-        let walker = Walker { data: &data, options };
-        walker.walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements)?;
+        Walker::new(&data, options).walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements)?;
     }
     // The phase of each colour: its MATL's type (a MATL's id is the file's colour index, which
     // is dot_vox's index plus one).
@@ -223,17 +226,25 @@ fn keyframe(keys: impl Iterator<Item = u32>, frame: u32) -> Option<usize> {
     best.or(earliest).map(|(i, _)| i)
 }
 
-/// The scene walk: the file and the options.
+/// The scene walk: the file, the options, and which transforms and groups it has reached.
 struct Walker<'a> {
     data: &'a DotVoxData,
     options: &'a VoxOptions,
+    /// Per scene node: reached already. Only transforms and groups are marked, so each is walked
+    /// once (a graph sharing them, even without a cycle, is refused: 40 groups each listing the
+    /// next twice would otherwise be 2^40 paths).
+    reached: Vec<bool>,
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
+    fn new(data: &'a DotVoxData, options: &'a VoxOptions) -> Self {
+        Self { data, options, reached: vec![false; data.scenes.len()] }
+    }
+
     /// Collects `(model, rotation, translation, centred)` for every shape under `node` shown at
     /// the options' frame (and visible, unless hidden ones are kept).
     fn walk(
-        &self,
+        &mut self,
         node: u32,
         rotation: Turn,
         translation: IVec3,
@@ -242,11 +253,18 @@ impl Walker<'_> {
     ) -> Result<(), StoreError> {
         let data = self.data;
         if depth > MAX_SCENE_DEPTH {
-            return Err(StoreError::Vox("scene graph too deep (cyclic?)".into()));
+            return Err(StoreError::Vox(format!("scene graph nested deeper than {MAX_SCENE_DEPTH}")));
         }
         let Some(scene) = data.scenes.get(node as usize) else {
             return Err(StoreError::Vox(format!("scene names node {node}, which the file lacks")));
         };
+        // Marked before the hidden check, so the graph is refused or read whatever the options.
+        if !matches!(scene, SceneNode::Shape { .. }) {
+            if self.reached[node as usize] {
+                return Err(StoreError::Vox(format!("scene node {node} is reached twice (not a tree)")));
+            }
+            self.reached[node as usize] = true;
+        }
         if !self.options.keep_hidden {
             let on_hidden_layer = match scene {
                 SceneNode::Transform { layer_id, .. } => {
@@ -267,7 +285,7 @@ impl Walker<'_> {
     }
 
     fn visit(
-        &self,
+        &mut self,
         scene: &SceneNode,
         rotation: Turn,
         translation: IVec3,
@@ -376,8 +394,7 @@ mod tests {
             frames[0].attributes.insert(key.to_owned(), value.to_owned());
             let mut placements = Vec::new();
             let options = VoxOptions::default();
-            let result =
-                Walker { data: &bad, options: &options }.walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements);
+            let result = Walker::new(&bad, &options).walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements);
             assert!(matches!(result, Err(StoreError::Vox(_))), "{key}={value}");
         }
     }
@@ -400,7 +417,7 @@ mod tests {
                 .count();
             let mut placements = Vec::new();
             let options = VoxOptions { keep_hidden: true, ..VoxOptions::default() };
-            Walker { data: &data, options: &options }.walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements).unwrap();
+            Walker::new(&data, &options).walk(0, Turn::IDENTITY, IVec3::ZERO, 0, &mut placements).unwrap();
             assert_eq!(placements.len(), instances, "{name}");
             let mut distinct: Vec<_> =
                 placements.iter().map(|(m, r, t, _)| (*m, r.0.map(|c| c.to_array()), t.to_array())).collect();

@@ -535,30 +535,61 @@ fn doubling_scene(levels: u32) -> Vec<u8> {
     vox_bytes(&data)
 }
 
-/// Defect: a 1 kB file whose scene graph shares nodes (each group lists the next one twice) is
-/// walked path by path, 2^levels times, and each path pushes a placement: at 40 levels that is
-/// 2^40 placements (tens of terabytes, or hours of stamping the same voxels). MagicaVoxel scene
-/// graphs are trees; a node reached twice should be an error (or the walk bounded by the node
-/// count). Run it by hand with a memory limit (`ulimit -v`).
+/// A 1 kB file whose scene graph shares nodes (each group lists the next one twice) has 2^levels
+/// paths to its shape: walked path by path, 40 levels would be 2^40 placements (tens of
+/// terabytes, or hours of stamping the same voxels). MagicaVoxel scene graphs are trees, so a
+/// group or transform reached twice is refused before its subgraph is walked again.
 #[test]
-#[ignore = "defect: a scene graph sharing nodes (a DAG, no cycle) is walked once per path: 2^40 placements from a 1 kB file"]
 fn a_scene_graph_sharing_nodes_is_refused_or_walked_once() {
     let bytes = doubling_scene(40);
     assert!(bytes.len() < 4096);
-    let result = vox::from_bytes(&bytes);
-    // A tree check gives an error; a walk that visits each node once gives one placement.
-    if let Ok(store) = result {
-        assert!(store.chunk_count() <= 1);
+    for keep_hidden in [false, true] {
+        let result = vox::from_bytes_with(&bytes, &options(0, keep_hidden));
+        assert!(matches!(result, Err(StoreError::Vox(_))), "{result:?}");
     }
 }
 
-/// The same shape of file at 12 levels, small enough to finish: it is accepted and all 4096
-/// placements land on the same voxels (the documented behaviour of repeated instances), which is
-/// what makes the 40-level file above a bomb rather than an error.
+/// The same shape of file at 2 and 12 levels, small enough to walk path by path: refused too (a
+/// node reached twice, not a count of paths, is what the reader refuses).
 #[test]
-fn a_small_scene_graph_sharing_nodes_places_every_path() {
-    let store = vox::from_bytes(&doubling_scene(12)).unwrap();
-    assert_eq!(store.chunk_count(), 1);
+fn a_small_scene_graph_sharing_nodes_is_refused() {
+    for levels in [2, 12] {
+        let result = vox::from_bytes(&doubling_scene(levels));
+        assert!(matches!(result, Err(StoreError::Vox(_))), "{levels} levels: {result:?}");
+    }
+}
+
+/// Instancing stays: a tree whose transforms (and a group, twice) all name one shape node places
+/// the shape at each transform; a group naming one transform twice is refused.
+#[test]
+fn a_shape_node_shared_by_many_transforms_is_placed_by_each() {
+    let t = |child: u32, x: i32| SceneNode::Transform {
+        attributes: HashMap::new(),
+        frames: vec![Frame::new(dict(&[("_t", &format!("{x} 0 0"))]))],
+        child,
+        layer_id: 0,
+    };
+    let g = |children: &[u32]| SceneNode::Group { attributes: HashMap::new(), children: children.to_vec() };
+    let shape = SceneNode::Shape {
+        attributes: HashMap::new(),
+        models: vec![ShapeModel { model_id: 0, attributes: HashMap::new() }],
+    };
+    let mut data = sample_vox_data();
+    data.models = vec![model(1, &[5])];
+    data.scenes = vec![t(1, 0), g(&[2, 3, 4, 5, 5]), t(5, 0), t(5, 40), t(5, 80), shape];
+    let store = vox::from_bytes(&vox_bytes(&data)).unwrap();
+    // Model size 1: its centre is its voxel, which lands at (x, 0, -1) (z up turned to y up).
+    let mut filled = Vec::new();
+    for x in -100..200 {
+        if store.get(IVec3::new(x, 0, -1)).is_inside() {
+            filled.push(x);
+        }
+    }
+    assert_eq!(filled, [0, 40, 80]);
+    assert_eq!(store.chunk_count(), 3);
+
+    data.scenes[1] = g(&[2, 3, 3]);
+    assert!(matches!(vox::from_bytes(&vox_bytes(&data)), Err(StoreError::Vox(_))));
 }
 
 /// `dot_vox` parses child chunks recursively, one stack frame chain per nesting level, with no
