@@ -524,7 +524,7 @@ proptest! {
         let grid = grid_of(&recipe, grow);
         let occ = Occupancy::build(&grid, world).expect("a world within the limit");
         let truth = |p: IVec3| world.contains(p) && grid.get(p).phase(grid.phase_table()) == Phase::Solid;
-        check_against_truth(&occ, &truth, &mut rng, 250);
+        check_against_truth(&occ, &truth, &mut rng, 600);
         // Built on one thread: the same answers (checked on the rays of a fresh stream).
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
         let one = pool.install(|| Occupancy::build(&grid, world)).expect("same world");
