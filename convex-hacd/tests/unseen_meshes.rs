@@ -19,7 +19,7 @@
 //!
 //! `UNSEEN_CASES=N` runs the property tests over N random shapes (16 by default, fixed seed;
 //! `UNSEEN_SEED` picks another); `survey_random_shapes` (ignored) is the long run, and today
-//! also reports the two defects of the ignored tests at the end of the file.
+//! also reports the defects of the ignored tests at the end of the file.
 
 mod unseen;
 
@@ -1103,6 +1103,43 @@ fn a_small_hole_with_a_coarse_quantization_keeps_the_hull_count() {
             if d.hulls.len() > 2 * closed {
                 problems.push(format!(
                     "{label}, triangle {k} removed: {} hulls ({} splits), closed {closed}",
+                    d.hulls.len(),
+                    d.protrusion_splits
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// Defect (issue 32's shattering, not fixed for every small hole): a closed convex shape
+/// missing two triangles that touch at one corner (a hole whose rim passes twice through that
+/// vertex), or two that share an edge on the rounded box, is split by the protrusion check
+/// into 3 to 7 hulls at the defaults and up to 28 without merging through the inside, where
+/// each triangle alone (and the closed shape) gives 1. A 144-triangle UV sphere (12 x 7)
+/// without triangles 48 and 75: 5 hulls (27 splits), 28 in the other mode; a 108-triangle
+/// rounded box without 3 and 37: 7 (29 splits), and without 2 and 43 (sharing an edge): 5.
+/// Over all pairs: 39 of the sphere's 660 corner-sharing pairs, 29 of the rounded box's 462
+/// and 21 of its 162 edge-sharing ones give more than 2 hulls; none of the disjoint pairs.
+#[test]
+#[ignore = "defect: two missing triangles touching at a corner (or sharing an edge) split a closed sphere or rounded box into 3-7 hulls (28 with merge_through_inside off)"]
+fn two_missing_triangles_touching_at_a_corner_do_not_shatter_a_closed_shape() {
+    let sphere = uv_sphere(12, 7, 1.0);
+    let rounded = rounded_box(Vec3::new(1.0, 0.5, 0.5), 0.25, 3);
+    assert_eq!((sphere.triangles.len(), rounded.triangles.len()), (144, 108));
+    let mut problems = Vec::new();
+    for (label, shape, removed) in
+        [("sphere", &sphere, [48, 75]), ("rounded box", &rounded, [3, 37]), ("rounded box", &rounded, [2, 43])]
+    {
+        let open = shape.without(&removed);
+        assert!(small_holes(&open));
+        for (mode, options) in modes() {
+            let closed = decompose(&shape.mesh(), &options).unwrap().hulls.len();
+            let d = decompose(&open.mesh(), &options).unwrap();
+            problems.extend(audit(&open.mesh(), &d).problems);
+            if d.hulls.len() > 2 * closed {
+                problems.push(format!(
+                    "{label} without {removed:?} [{mode}]: {} hulls ({} splits), closed {closed}",
                     d.hulls.len(),
                     d.protrusion_splits
                 ));
