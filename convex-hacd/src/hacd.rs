@@ -386,10 +386,11 @@ fn evaluate(na: &Node, nb: &Node, cx: &Context, scratch: &mut Scratch) -> Evalua
         };
         #[cfg(debug_assertions)]
         {
-            // The region scan must find what the full scan finds (checked in tests), up to the
-            // rounding of the planes: a fresh build puts a face shared with a part's hull within
-            // the plane thickness of where it was, which moves a ray's exit a little.
-            let full = samples.concavity(&raw.planes, hull_lo, hull_hi, eps, 0.0, limit, &mut scratch.scan);
+            // The region scan must find what the full scan from the same start finds (checked
+            // in tests), up to the rounding of the planes. (The start, a part's own scan, can
+            // exceed the merged hull's full scan by rounding, at most a few `s`: a sample a part's
+            // face held by its thickness lies outside the merged hull.)
+            let full = samples.concavity(&raw.planes, hull_lo, hull_hi, eps, start, limit, &mut scratch.scan);
             debug_assert!(
                 (full > limit && worst > limit) || (full - worst).abs() <= 1e-2 * eps,
                 "region scan {worst} against full scan {full}"
@@ -524,42 +525,44 @@ fn thin_gap(
     if gap > limit { gap } else { 0.0 }
 }
 
-/// Where the concavity scan of the solid hull `raw` of `a` and `b` (over `points`, `a`'s first)
-/// has to look, and the longest ray of the samples it may skip: `None` when neither part's scan
-/// is known (scan everything).
+/// Where the concavity scan of the solid hull `raw` of `a` and `b` (over `points`, `a`'s first),
+/// grown from `a`'s hull, has to look, and the longest ray of the samples it may skip: `None`
+/// when the hull was built afresh or neither part's scan is known (scan everything).
 ///
-/// Say the merged hull `H` grows from `a`'s hull `A`, whose scan found no ray longer than `r`. A
-/// sample inside `A` whose ray leaves `A` through a face that `H` keeps leaves `H` there too, so
-/// its ray is no longer than `r`. Otherwise its ray leaves `A` through a face that `H` swallowed,
-/// within `r` of the sample. Faces of `H` with corners from both parts are new; faces with all
-/// corners from one part lie on that part's hull; a swallowed face's corners are either inside
-/// `H` (not vertices of it) or corners of new faces (else `H` and `A` would coincide around
-/// them). So every sample whose ray may be longer than `max(r_a, r_b)` lies in the box of the new
-/// faces and the dropped points, widened by that length (samples inside `H` but in neither part
-/// are inside the box too: that region is bounded by new and swallowed faces). A flat part has
-/// no scan: its whole box is scanned.
+/// Say the merged hull `H` grows from `a`'s hull `A`, whose scan found no ray longer than `r`.
+/// The first [`RawHull::kept`] faces of `H` are faces of `A`, planes unchanged; every other face
+/// is new. A sample inside `A` whose ray leaves `A` through a face that `H` keeps leaves `H` there
+/// too, so its ray is no longer than `r`. Otherwise its ray leaves `A` through a face that `H`
+/// swallowed, within `r` of the sample; a swallowed face's corners are either inside `H` (not
+/// vertices of it) or corners of new faces (else `H` and `A` would coincide around them). Every
+/// point of `b` is a dropped point or a corner of a new face (a face of `H` with a corner from
+/// `b` was made by the growth). So every sample whose ray may be longer than `max(r_a, r_b)` lies
+/// in the box of the new faces and the dropped points, widened by that length (samples inside
+/// `H` but in neither part are inside the box too: that region is bounded by new and swallowed
+/// faces). Only faces kept with their planes count as `A`'s: a face of a hull built afresh
+/// whose corners all come from one part lies on that part's hull only within the planes'
+/// thickness, and with a coarse `s` a ray grazing it ran hundreds of units past that part's own
+/// face (a prism at 1e5 from the origin: 7.1 found where the full scan found 398). A part with no
+/// scan (a flat one, or one whose scan stopped early) has its whole box scanned.
 fn changed_region(a: &Shape, b: &Shape, points: &[DVec3], raw: &RawHull, eps: f64) -> Option<(f64, DVec3, DVec3)> {
-    if a.scan.is_none() && b.scan.is_none() {
+    if raw.kept == 0 || (a.scan.is_none() && b.scan.is_none()) {
         return None;
     }
-    let na = a.points.len() as u32;
+    let na = a.points.len();
     let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
     let mut add = |p: DVec3| {
         lo = lo.min(p);
         hi = hi.max(p);
     };
     let mut start = 0.0f64;
-    for (part, range) in [(a, 0..na as usize), (b, na as usize..points.len())] {
+    for (part, range) in [(a, 0..na), (b, na..points.len())] {
         match part.scan {
             Some(r) => start = start.max(r),
             None => points[range].iter().for_each(|&p| add(p)),
         }
     }
-    for t in &raw.triangles {
-        let from_a = t.map(|i| i < na);
-        if from_a[0] != from_a[1] || from_a[1] != from_a[2] {
-            t.iter().for_each(|&i| add(points[i as usize]));
-        }
+    for t in &raw.triangles[raw.kept.min(raw.triangles.len())..] {
+        t.iter().for_each(|&i| add(points[i as usize]));
     }
     // `raw.vertices` is ascending: the points between consecutive vertices were dropped.
     let mut next = 0;

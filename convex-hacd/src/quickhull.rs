@@ -70,6 +70,9 @@ pub(crate) struct RawHull {
     pub flat: bool,
     /// Area of the polygon when flat, else 0.
     pub flat_area: f64,
+    /// How many of the first `triangles` are faces of the part the hull was grown from
+    /// ([`grow_hull`]), with its planes unchanged; 0 for a hull built afresh.
+    pub kept: usize,
 }
 
 impl RawHull {
@@ -81,6 +84,7 @@ impl RawHull {
         self.planes.clear();
         self.flat = false;
         self.flat_area = 0.0;
+        self.kept = 0;
     }
 }
 
@@ -606,6 +610,7 @@ pub(crate) fn grow_hull(
     // order), the new faces after them.
     let kept = s.faces[..triangles.len()].iter().filter(|f| f.alive).count();
     write_out(points, s, out);
+    out.kept = kept;
     if !faces_outward_from(points, out, eps, kept) {
         return Err(Degeneracy::Folded);
     }
