@@ -171,11 +171,18 @@ fn mesh_files(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, PathBuf)>, String> {
     Ok(files)
 }
 
+/// The meshes below `dir`. Symbolic links to folders are not followed (a link to the folder
+/// itself or a parent would repeat the walk, two of them without end); links to files are meshes
+/// like any other file. `entry.file_type()` does not follow links, `Path::is_dir` would.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
             walk(&path, out)?;
+        } else if kind.is_symlink() && path.is_dir() {
+            // Not followed (above).
         } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
             e.eq_ignore_ascii_case("obj") && !path.to_string_lossy().ends_with(".hulls.obj")
                 || e.eq_ignore_ascii_case("stl")

@@ -235,13 +235,11 @@ fn each_bad_file_alone_exits_1() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A binary STL one byte short (or with a count one off) whose header does not start with
-/// `solid`: its size does not match its count, so the loader takes it for ASCII, converts it with
-/// `from_utf8_lossy` (every byte >= 0x80 becomes three), and hands the mangled bytes to stl_io,
-/// which reads them as binary: a hull of made-up coordinates is written and the run succeeds.
-/// Expected: a size that does not match the count is an error ("truncated binary STL").
+/// A binary STL one byte short: its size does not match its count and it is not ASCII STL, so it
+/// is one line naming the sizes. (The loader used to take it for ASCII, convert it with
+/// `from_utf8_lossy` and hand the mangled bytes to stl_io, which read them as binary: a hull of
+/// made-up coordinates was written and the run succeeded.)
 #[test]
-#[ignore = "defect: a binary STL truncated by one byte is baked from garbage coordinates (exit 0) instead of reported"]
 fn a_truncated_binary_stl_is_one_line() {
     let dir = scratch("truncated");
     let input = dir.join("in");
@@ -251,18 +249,19 @@ fn a_truncated_binary_stl_is_one_line() {
     let out = dir.join("out");
     let run = hacd(&dir, &[input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"], LIMIT).expect("hacd hung");
     assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert_eq!(lines_for(&run.stderr, "truncated.stl").len(), 1, "{}", run.stderr);
+    let lines = lines_for(&run.stderr, "truncated.stl");
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    assert!(lines[0].contains("binary STL of 4 triangles should be 284 bytes, is 283"), "{}", lines[0]);
     assert!(!out.join("truncated.hulls.obj").exists());
     assert!(out.join("good.hulls.obj").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// An OBJ whose face names texture coordinate -3 with one `vt` line: tobj computes `vt * 2 + 1`
-/// on `(1 - 3) as usize` and overflows. In debug builds (`cargo build`, `cargo test`) the rayon
-/// worker panics, the panic takes the whole run down with exit code 101, no `hacd: PATH:` line
-/// and no summary; release builds wrap and report the file. Fix at the loader: strip the `/vt/vn`
-/// parts of face lines (unused for hulls) before tobj sees them, or check them first.
+/// An OBJ whose face names texture coordinate -3 with one `vt` line: one line. (tobj computes
+/// `vt * 2 + 1` on `(1 - 3) as usize` and overflows: in debug builds the rayon worker panicked and
+/// took the whole run down with exit code 101, no `hacd: PATH:` line and no summary. The loader
+/// now checks texture and normal indices itself and hands tobj the position indices only.)
 #[test]
-#[ignore = "defect: `f 1/-3 2/1 3/1` (one vt) panics inside tobj in debug builds: exit 101, no per-file line"]
 fn an_overflowing_texture_index_is_one_line() {
     let dir = scratch("overflow");
     let input = dir.join("in");
@@ -279,13 +278,14 @@ fn an_overflowing_texture_index_is_one_line() {
     assert_eq!(run.code, Some(1));
     assert_eq!(lines_for(&run.stderr, "texture.obj").len(), 1);
     assert!(out.join("good.hulls.obj").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A valid binary STL whose 80-byte header starts with `solid ` and whose bytes up to the first
-/// newline are valid UTF-8 (coordinates 0, 0.5, 2, 8...): the loader picks binary by size, then
-/// `stl_io::read_stl` picks ASCII by the first line and refuses it.
+/// newline are valid UTF-8 (coordinates 0, 0.5, 2, 8...) is baked. (The loader picked binary by
+/// size, then `stl_io::read_stl` picked ASCII by the first line and refused it; the loader now
+/// reads binary facets itself.)
 #[test]
-#[ignore = "defect: a valid binary STL with a `solid ` header and UTF-8-clean floats is refused (re-read as ASCII by stl_io)"]
 fn a_binary_stl_with_a_solid_header_is_baked() {
     let dir = scratch("solid-header");
     let input = dir.join("in");
@@ -295,15 +295,14 @@ fn a_binary_stl_with_a_solid_header_is_baked() {
     let run = hacd(&dir, &[input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"], LIMIT).expect("hacd hung");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(out.join("part.hulls.obj").is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A folder holding a symbolic link to itself: the walk follows it (`Path::is_dir` follows
-/// links) until the kernel's 40-link limit, so every mesh is baked 41 times into
-/// `out/loop/loop/.../` and the run succeeds. Expected: each file once (links to folders
-/// already walked skipped, or links not followed).
+/// A folder holding a symbolic link to itself: a walk that follows it (`Path::is_dir` follows
+/// links) goes on to the kernel's 40-link limit, so every mesh was baked 41 times into
+/// `out/loop/loop/.../`. Links to folders are not followed: each file once.
 #[cfg(unix)]
 #[test]
-#[ignore = "defect: a symlink to its own folder makes `hacd DIR` bake every mesh 41 times (the walk follows it to the 40-link limit)"]
 fn a_folder_linking_to_itself_bakes_each_mesh_once() {
     let dir = scratch("self-link");
     let input = dir.join("in");
@@ -316,11 +315,10 @@ fn a_folder_linking_to_itself_bakes_each_mesh_once() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Two symbolic links to the folder itself: the walk follows both at every level, 2^40 paths
-/// before the kernel's link limit stops it: `hacd DIR` never finishes (killed by the guard).
+/// Two symbolic links to the folder itself: a walk that follows both at every level has 2^40
+/// paths before the kernel's link limit stops it, and `hacd DIR` never finished.
 #[cfg(unix)]
 #[test]
-#[ignore = "defect: two symlinks to its own folder make `hacd DIR` walk 2^40 paths (hangs)"]
 fn a_folder_with_two_links_to_itself_does_not_hang() {
     let dir = scratch("two-links");
     let input = dir.join("in");
@@ -330,5 +328,31 @@ fn a_folder_with_two_links_to_itself_does_not_hang() {
     let out = dir.join("out");
     let run = hacd(&dir, &[input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"], Duration::from_secs(60));
     assert!(run.is_some(), "hacd still walking the folder after 60 s");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The README's rule for links below an input folder: a link to a file is baked like the file
+/// (under the link's name), a link to a folder is not followed; a broken link is one bad file.
+#[cfg(unix)]
+#[test]
+fn links_to_files_are_baked_links_to_folders_are_not() {
+    let dir = scratch("links");
+    let input = dir.join("in");
+    write_all(&input, &[("part.obj", TETRA.as_bytes().to_vec())]);
+    write_all(&dir.join("elsewhere"), &[("other.obj", TETRA.as_bytes().to_vec())]);
+    std::os::unix::fs::symlink(dir.join("elsewhere/other.obj"), input.join("linked.obj")).unwrap();
+    std::os::unix::fs::symlink(dir.join("elsewhere"), input.join("linked-folder")).unwrap();
+    let out = dir.join("out");
+    let run = hacd(&dir, &[input.to_str().unwrap(), "-o", out.to_str().unwrap()], LIMIT).expect("hacd hung");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("2 of 2 files baked"), "{}", run.stdout);
+    assert!(out.join("part.hulls.obj").is_file() && out.join("linked.hulls.obj").is_file());
+    assert!(!out.join("linked-folder").exists());
+    // A link to a missing file: one line, the other files still baked.
+    std::os::unix::fs::symlink(dir.join("missing.obj"), input.join("broken.obj")).unwrap();
+    let run = hacd(&dir, &[input.to_str().unwrap(), "-o", out.to_str().unwrap(), "-q"], LIMIT).expect("hacd hung");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(lines_for(&run.stderr, "broken.obj").len(), 1, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     std::fs::remove_dir_all(&dir).unwrap();
 }
