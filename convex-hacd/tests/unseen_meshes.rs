@@ -1127,6 +1127,10 @@ fn a_small_hole_with_a_coarse_quantization_keeps_the_hull_count() {
 /// rounded box without 3 and 37: 7 (29 splits), and without 2 and 43 (sharing an edge): 5.
 /// Over all pairs: 39 of the sphere's 660 corner-sharing pairs, 29 of the rounded box's 462
 /// and 21 of its 162 edge-sharing ones give more than 2 hulls; none of the disjoint pairs.
+/// A lead for the corner-sharing ones: none of them fails (0 of 96) when the shared corner has
+/// the lowest index of the rim's vertices, 68 of 1026 fail when it does not; `prepare` (in
+/// `src/quantize.rs`) chains the rim edges from the lowest vertex and fans each chain from one
+/// centre, so from any other start a pinched rim is walked as one figure-eight lid.
 #[test]
 #[ignore = "defect: two missing triangles touching at a corner (or sharing an edge) split a closed sphere or rounded box into 3-7 hulls (28 with merge_through_inside off)"]
 fn two_missing_triangles_touching_at_a_corner_do_not_shatter_a_closed_shape() {
