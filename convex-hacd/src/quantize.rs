@@ -254,19 +254,24 @@ fn orient_outward(out: &mut Prepared) {
     }
     rims.sort_unstable();
     let mut used = vec![false; rims.len()];
-    let mut chain = Vec::new();
+    let mut path: Vec<(u32, u32, usize)> = Vec::new();
     for start in 0..rims.len() {
         if used[start] {
             continue;
         }
-        chain.clear();
+        path.clear();
         let mut at = start;
         loop {
             used[at] = true;
-            chain.push(rims[at]);
+            path.push(rims[at]);
             let to = rims[at].1;
-            if to == rims[start].0 {
-                break;
+            // A loop closes where the path comes back to a vertex it left: a pinched rim (two
+            // holes touching at a corner) is cut there into simple loops, each lidded alone. One
+            // fan over both, from their joint centre, sagged far below either hole (a sphere
+            // missing two triangles that touch at a corner was split into 5 hulls).
+            if let Some(i) = path.iter().position(|e| e.0 == to) {
+                lid_loop(&path[i..], &out.positions, &centre, &mut out.lids);
+                path.truncate(i);
             }
             // The first unused edge leaving `to` (a pinched rim has several).
             let from = rims.partition_point(|e| e.0 < to);
@@ -275,14 +280,41 @@ fn orient_outward(out: &mut Prepared) {
                 None => break,
             }
         }
-        let c = chain.iter().map(|e| out.positions[e.0 as usize]).sum::<DVec3>() / chain.len() as f64;
-        let fan = |&(a, b, _): &(u32, u32, usize)| [c, out.positions[b as usize], out.positions[a as usize]];
-        // Each lid small for its part, as the part's lids together are: holes whose lids cancel
-        // in the part's sum (a pipe's two open ends) stay open here.
-        let area: f64 = chain.iter().map(fan).map(|[c, b, a]| 0.5 * (b - c).cross(a - c).length()).sum();
-        if area <= LIDS_ENOUGH * centre[rims[start].2].1 / 6.0 {
-            out.lids.extend(chain.iter().map(fan));
+        if !path.is_empty() {
+            lid_loop(&path, &out.positions, &centre, &mut out.lids);
         }
+    }
+}
+
+/// Closes one loop of rim edges `(a, b, part)` with a fan that runs every edge the other way,
+/// when the lid is small for its part (as the part's lids together are: holes whose lids cancel
+/// in the part's sum, a pipe's two open ends, stay open here). The fan is from the loop's centre
+/// or from one of its corners, whichever lid lies farthest out (the most volume about the part's
+/// centre; the centre's on ties): a hole over a bend (two triangles across a box's rounded edge)
+/// folds, and a fan from its centre sagged below the hull spanning it.
+fn lid_loop(chain: &[(u32, u32, usize)], positions: &[DVec3], centre: &[(DVec3, f64)], lids: &mut Vec<[DVec3; 3]>) {
+    let mid = chain.iter().map(|e| positions[e.0 as usize]).sum::<DVec3>() / chain.len() as f64;
+    let o = centre[chain[0].2].0 / centre[chain[0].2].1;
+    let fan = |c: DVec3| {
+        chain
+            .iter()
+            .map(move |&(a, b, _)| [c, positions[b as usize], positions[a as usize]])
+            .filter(move |t| t[1] != c && t[2] != c)
+    };
+    let volume = |c: DVec3| fan(c).map(|[p, q, r]| (p - o).dot((q - o).cross(r - o))).sum::<f64>();
+    // A corner's fan over a flat hole (a triangle's) has the centre's volume but for rounding.
+    let tie = 1e-9 * fan(mid).map(|[p, q, r]| (p - o).dot((q - o).cross(r - o)).abs()).sum::<f64>();
+    let mut best = (mid, volume(mid) + tie);
+    for &(a, _, _) in chain {
+        let c = positions[a as usize];
+        let v = volume(c);
+        if v > best.1 {
+            best = (c, v);
+        }
+    }
+    let area: f64 = fan(best.0).map(|[c, b, a]| 0.5 * (b - c).cross(a - c).length()).sum();
+    if area <= LIDS_ENOUGH * centre[chain[0].2].1 / 6.0 {
+        lids.extend(fan(best.0));
     }
 }
 
