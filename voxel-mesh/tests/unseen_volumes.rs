@@ -82,7 +82,9 @@ fn origin(n: i32) -> impl Strategy<Value = IVec3> {
 }
 
 fn volume(zero_outside: bool) -> impl Strategy<Value = Volume> {
-    (4i32..15).prop_flat_map(move |n| {
+    // Mostly small boxes; one in eight from 60 to 72 voxels, so packed 64-bit rows split inside
+    // the shape.
+    prop_oneof![8 => 4i32..15, 1 => 60i32..73].prop_flat_map(move |n| {
         (shape(n), origin(n), any::<u64>(), 1u8..5).prop_map(move |(shape, origin, seed, materials)| Volume {
             shape,
             origin,
@@ -428,9 +430,9 @@ proptest! {
     /// Chunk by chunk on a shifted chunk grid gives the whole region's triangles bit for bit
     /// (positions and normals), none twice, and the chunks together are closed by position.
     #[test]
-    fn surface_nets_chunks_join_like_the_whole(vol in volume(false), edge in 2i32..18,
+    fn surface_nets_chunks_join_like_the_whole(vol in volume(false), edge in prop_oneof![4 => 2i32..18, 1 => 60i32..80],
                                               shift in prop::array::uniform3(0i32..17), surface in surface()) {
-        let (chunks, union) = chunk_grid(vol.region(), edge, IVec3::from_array(shift));
+        let (chunks, union) = chunk_grid(vol.region(), edge.max(vol.n / 4), IVec3::from_array(shift));
         let grid = vol.grid(union.grow(2));
         let options = MeshOptions { surface, ..MeshOptions::default() };
         let mut mesher = Mesher::new();
@@ -458,10 +460,11 @@ proptest! {
     /// once each, with their voxel's material; quads wind outward; the enclosed volume is the
     /// inside voxel count; chunks on a shifted grid give the same faces.
     #[test]
-    fn blocky_covers_the_brute_force_faces(vol in volume(false), surface in surface(), edge in 1i32..12,
+    fn blocky_covers_the_brute_force_faces(vol in volume(false), surface in surface(),
+                                           edge in prop_oneof![4 => 1i32..12, 1 => 60i32..80],
                                            shift in prop::array::uniform3(0i32..11), fewest in any::<bool>(),
                                            normals in any::<bool>(), blend in any::<bool>()) {
-        let (chunks, union) = chunk_grid(vol.region(), edge, IVec3::from_array(shift));
+        let (chunks, union) = chunk_grid(vol.region(), edge.max(vol.n / 4), IVec3::from_array(shift));
         let grid = vol.grid(union.grow(2));
         let table = grid.phase_table().clone();
         let want = reference_faces(&|p| grid.get(p), union, surface, &table);
@@ -573,7 +576,8 @@ fn jobs_strategy() -> impl Strategy<Value = (Vec<Volume>, Vec<Job>)> {
                 .iter()
                 .map(|&(a, b)| {
                     let v = usize::from(a) % vols.len();
-                    let (chunks, _) = chunk_grid(vols[v].region(), edge, IVec3::splat(i32::from(b % 5)));
+                    let (chunks, _) =
+                        chunk_grid(vols[v].region(), edge.max(vols[v].n / 4), IVec3::splat(i32::from(b % 5)));
                     let chunk = chunks[usize::from(b) % chunks.len()];
                     let method = [Method::SurfaceNets, Method::Blocky, Method::Visible, Method::FaceList]
                         [usize::from(a >> 4) % 4];
