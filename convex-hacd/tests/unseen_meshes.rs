@@ -19,7 +19,7 @@
 //!
 //! `UNSEEN_CASES=N` runs the property tests over N random shapes (16 by default, fixed seed;
 //! `UNSEEN_SEED` picks another); `survey_random_shapes` (ignored) is the long run. The last
-//! three tests hold defects this audit found, fixed since.
+//! four tests hold defects this audit found: three fixed since, one (ignored) open.
 
 mod unseen;
 
@@ -905,10 +905,12 @@ fn random_shape(kind: u8, seed: u64, transform: u8) -> (String, Shape, bool, Opt
     (label, place(shape), closed, twin.map(place))
 }
 
-/// Whether `shape`'s holes are small: at most 5% of its edges on a boundary and lids of at
-/// most 5% of its area (the sum of its triangles' vector areas). These are the crate's own
-/// bounds for a part "closed but for small holes" (`CLOSED_ENOUGH` and `LIDS_ENOUGH` in
-/// `src/quantize.rs`); the README gives no number.
+/// Whether `shape`'s holes are clearly small: at most 4% of its edges on a boundary, and each
+/// hole (boundary edges joined at their corners) closed by a fan from its centre of at most 4%
+/// of the shape's area. The crate's own bounds for a part "closed but for small holes" are 5%
+/// (`CLOSED_ENOUGH` and `LIDS_ENOUGH` in `src/quantize.rs`, each lid and all of them together);
+/// the README gives no number. The margin keeps holes near the bound out (a capsule's cylinder
+/// triangle of 5.01% of its area split it into 3-4 hulls, as a hole too large to be lidded).
 fn small_holes(shape: &Shape) -> bool {
     let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
     for t in &shape.triangles {
@@ -917,15 +919,47 @@ fn small_holes(shape: &Shape) -> bool {
             *uses.entry((a.min(b), a.max(b))).or_default() += 1;
         }
     }
-    let boundary = uses.values().filter(|&&u| u == 1).count() as f64 / uses.len().max(1) as f64;
-    let (mut lids, mut area) = (DVec3::ZERO, 0.0);
-    for t in &shape.triangles {
-        let [a, b, c] = t.map(|i| shape.positions[i as usize].as_dvec3());
-        let n = (b - a).cross(c - a);
-        lids += n;
-        area += n.length();
+    let rims: Vec<(u32, u32)> = shape
+        .triangles
+        .iter()
+        .flat_map(|t| (0..3).map(move |k| (t[k], t[(k + 1) % 3])))
+        .filter(|&(a, b)| uses[&(a.min(b), a.max(b))] == 1)
+        .collect();
+    if rims.len() as f64 > 0.04 * uses.len() as f64 {
+        return false;
     }
-    boundary <= 0.05 && lids.length() <= 0.05 * area
+    let p = |i: u32| shape.positions[i as usize].as_dvec3();
+    let area: f64 = shape
+        .triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(p);
+            (b - a).cross(c - a).length() / 2.0
+        })
+        .sum();
+    // Holes: rim edges joined by shared corners (union-find over corners).
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    fn root(parent: &mut HashMap<u32, u32>, mut x: u32) -> u32 {
+        while let Some(&up) = parent.get(&x).filter(|&&up| up != x) {
+            x = up;
+        }
+        x
+    }
+    for &(a, b) in &rims {
+        parent.entry(a).or_insert(a);
+        parent.entry(b).or_insert(b);
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        parent.insert(ra.max(rb), ra.min(rb));
+    }
+    let mut holes: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    for &(a, b) in &rims {
+        holes.entry(root(&mut parent, a)).or_default().push((a, b));
+    }
+    holes.values().all(|edges| {
+        let centre = edges.iter().map(|&(a, _)| p(a)).sum::<DVec3>() / edges.len() as f64;
+        let fan: f64 = edges.iter().map(|&(a, b)| (p(b) - centre).cross(p(a) - centre).length() / 2.0).sum();
+        fan <= 0.04 * area
+    })
 }
 
 /// [`check`] on a random shape, and for one missing triangles (small holes only, see
@@ -1164,6 +1198,34 @@ fn two_missing_triangles_touching_at_a_corner_do_not_shatter_a_closed_shape() {
                 ));
             }
         }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// Defect: a rotated bent plate (`bent_plate(4, 1, 0.176, 1.79, 0.094, 13)`, 220 triangles)
+/// moved to (1e5, 3e4, -1e5), where `s` is raised to its float floor (0.036, 16 working
+/// units), missing triangle 109 (a small hole) gets 5 hulls at the defaults (117, 81, 8, 9 and
+/// 2 triangles) where the closed plate gets 2, with no protrusion split (so in the merge
+/// phases). Unrotated, at the origin, or with `quantization` 9 or 13 at the origin it gets 2.
+#[test]
+#[ignore = "defect: a rotated bent plate at 1e5 missing one triangle gets 5 hulls, closed 2 (coarse s, no protrusion split)"]
+fn a_bent_plate_far_from_the_origin_with_a_hole_keeps_the_hull_count() {
+    let (_, _, _, twin) = random_shape(6, 157637049648583420, 3);
+    let closed = twin.expect("this seed removes triangles");
+    assert_eq!(closed.triangles.len(), 220);
+    let open = closed.without(&[109]);
+    assert!(small_holes(&open));
+    let whole = decompose(&closed.mesh(), &DecomposeOptions::default()).unwrap();
+    let mut problems = Vec::new();
+    let d = decompose_both(&open.mesh(), &DecomposeOptions::default(), &mut problems).unwrap();
+    problems.extend(audit(&open.mesh(), &d, &DecomposeOptions::default()).problems);
+    if d.hulls.len() > 2 * whole.hulls.len() {
+        problems.push(format!(
+            "{} hulls ({} splits), closed {}",
+            d.hulls.len(),
+            d.protrusion_splits,
+            whole.hulls.len()
+        ));
     }
     assert!(problems.is_empty(), "{problems:#?}");
 }
