@@ -165,13 +165,14 @@ fn position_key(m: &Mesh, v: u32) -> [u32; 3] {
     m.positions()[v as usize].to_array().map(f32::to_bits)
 }
 
-/// Triangles as bit patterns of each corner's position and normal, rotated so the smallest corner
-/// comes first (keeps winding), sorted.
-fn triangle_keys(m: &Mesh, out: &mut Vec<[[u32; 6]; 3]>) {
+/// Triangles as bit patterns of each corner's position, normal and material, rotated so the
+/// smallest corner comes first (keeps winding), sorted.
+fn triangle_keys(m: &Mesh, out: &mut Vec<[[u32; 7]; 3]>) {
     for t in 0..m.triangle_count() as u32 {
         let k = m.triangle(t).map(|v| {
             let (p, n) = (m.positions()[v as usize], m.normals().get(v as usize).copied().unwrap_or_default());
-            [p.x, p.y, p.z, n.x, n.y, n.z].map(f32::to_bits)
+            let [a, b, c, d, e, f] = [p.x, p.y, p.z, n.x, n.y, n.z].map(f32::to_bits);
+            [a, b, c, d, e, f, u32::from(m.materials()[v as usize])]
         });
         let first = (0..3).min_by_key(|&i| k[i]).unwrap();
         out.push([k[first], k[(first + 1) % 3], k[(first + 2) % 3]]);
@@ -397,6 +398,7 @@ proptest! {
             prop_assert!(false, "{}", e);
         }
         prop_assert_eq!(unbalanced_edge(&[&m], |_, v| v), None);
+        prop_assert_eq!(matches!(m.indices(), voxel_mesh::Indices::U32(_)), m.positions().len() > 1 << 16);
         if !m.is_empty() {
             let v = signed_volume(&m, near_vol.inner().min.as_dvec3());
             prop_assert!(v > 0.0, "enclosed volume {} not positive: triangles wind inward", v);
@@ -430,7 +432,7 @@ proptest! {
     /// Chunk by chunk on a shifted chunk grid gives the whole region's triangles bit for bit
     /// (positions and normals), none twice, and the chunks together are closed by position.
     #[test]
-    fn surface_nets_chunks_join_like_the_whole(vol in volume(false), edge in prop_oneof![4 => 2i32..18, 1 => 60i32..80],
+    fn surface_nets_chunks_join_like_the_whole(vol in volume(false), edge in prop_oneof![4 => 1i32..18, 1 => 60i32..80],
                                               shift in prop::array::uniform3(0i32..17), surface in surface()) {
         let (chunks, union) = chunk_grid(vol.region(), edge.max(vol.n / 4), IVec3::from_array(shift));
         let grid = vol.grid(union.grow(2));
@@ -487,7 +489,9 @@ proptest! {
             }
         }
 
+        prop_assert_eq!(matches!(m.indices(), voxel_mesh::Indices::U32(_)), m.positions().len() > 1 << 16);
         mesher.visible_faces(&grid, union, &options, &mut m).unwrap();
+        prop_assert_eq!(matches!(m.indices(), voxel_mesh::Indices::U32(_)), m.positions().len() > 1 << 16);
         let mut unit = BTreeMap::new();
         if let Err(e) = unit_faces_of(&m, &mut unit) {
             prop_assert!(false, "visible faces: {}", e);
@@ -556,6 +560,8 @@ fn run(mesher: &mut Mesher, source: &VoxelGrid, chunk: VoxelBox, method: Method,
         Method::FaceList => mesher.face_list(source, chunk, options.surface, &mut faces).unwrap(),
     }
     let idx = m.indices();
+    // README: u16 indices when the vertex count fits.
+    assert_eq!(matches!(idx, voxel_mesh::Indices::U32(_)), m.positions().len() > 1 << 16, "index width");
     Output {
         positions: m.positions().iter().map(|p| p.to_array().map(f32::to_bits)).collect(),
         normals: m.normals().iter().map(|p| p.to_array().map(f32::to_bits)).collect(),
@@ -627,9 +633,20 @@ proptest! {
         let srcs = sources(&vols);
         let fresh: Vec<Output> = jobs.iter().map(|(v, c, m, o)| run(&mut Mesher::new(), &srcs[*v], *c, *m, o)).collect();
         let mut reused = Mesher::new();
+        let far = VoxelBox::from_min_size(IVec3::splat(MAX_COORDINATE.get() - 2), IVec3::splat(4));
         for (i, (v, c, m, o)) in jobs.iter().enumerate() {
             let out = run(&mut reused, &srcs[*v], *c, *m, o);
             prop_assert!(out == fresh[i], "job {} ({:?} {:?} {:?}) differs after reuse", i, c, m, o);
+            // Failed calls between jobs leave nothing behind either.
+            let mut scratch = Mesh::new();
+            match i % 3 {
+                0 => {
+                    let failing = Lying { len_delta: 0, fail: true };
+                    prop_assert!(reused.surface_nets(&failing, *c, o, &mut scratch).is_err());
+                }
+                1 => prop_assert!(reused.blocky(&srcs[*v], far, o, &mut scratch).is_err()),
+                _ => {}
+            }
         }
         let half = jobs.len() / 2;
         let (a, b) = jobs.split_at(half);
