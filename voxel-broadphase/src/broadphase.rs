@@ -148,7 +148,9 @@ impl Broadphase {
     /// [`BroadphaseError::InvalidAabb`] for a region reaching past [`MAX_COORDINATE`];
     /// [`BroadphaseError::TooLarge`] when the visited box (the region grown by one voxel, cut to
     /// the source's bounds grown by one) spans more than 64 x [`MAX_QUERY_CHUNKS`] = 2^22 chunks
-    /// (2^31 voxels, for example a store with voxels all over 2048 x 512 x 2048).
+    /// (2^31 voxels, for example a store with voxels all over 2048 x 512 x 2048);
+    /// [`BroadphaseError::Source`] when the source refuses a read (nothing is built: a chunk that
+    /// could not be read is not taken for empty space).
     pub fn build<S: VoxelSource + Sync>(source: &S, region: VoxelBox) -> Result<Self, BroadphaseError> {
         let mut bp = Self::new();
         // Chunks just outside the region read voxels inside it through their halo; chunks whose
@@ -172,6 +174,14 @@ impl Broadphase {
     ///
     /// Named like `voxel-raymarch`'s `Occupancy::refresh`: both bring derived data up to date
     /// after an edit.
+    ///
+    /// # Errors
+    ///
+    /// [`BroadphaseError::InvalidAabb`] for chunks reaching past [`MAX_COORDINATE`];
+    /// [`BroadphaseError::TooLarge`] when they number more than 64 x [`MAX_QUERY_CHUNKS`];
+    /// [`BroadphaseError::Source`] when the source refuses a read. Every read is done before
+    /// anything is stored, so on an error the chunks, objects and pairs are as they were and
+    /// `events` gets nothing.
     pub fn refresh<S: VoxelSource + Sync>(
         &mut self,
         source: &S,
@@ -194,7 +204,8 @@ impl Broadphase {
             return Err(BroadphaseError::TooLarge);
         }
         let codes = masks::phase_codes(source.phase_table());
-        let built = build_blocks(source, keys, &codes, &mut self.scratch);
+        // Every block is read before any chunk is stored, so a refused read changes nothing.
+        let built = build_blocks(source, keys, &codes, &mut self.scratch).map_err(BroadphaseError::Source)?;
         let mut count = 0;
         for block in built {
             match block {
@@ -368,33 +379,32 @@ enum BlockBuilt {
 
 /// Builds the masks of every chunk key in `keys`, block by block (in parallel with the `parallel`
 /// feature), in block order then key order. Uniform reads (the source's hint) are classified
-/// without reading.
+/// without reading. A read the source refuses fails the whole build with the source's error:
+/// the first in block order, whatever the thread count.
 fn build_blocks<S: VoxelSource + Sync>(
     source: &S,
     keys: VoxelBox,
     codes: &[u8; 256],
     scratch: &mut Vec<Voxel>,
-) -> Vec<BlockBuilt> {
+) -> Result<Vec<BlockBuilt>, voxel_core::Error> {
     let blocks: Vec<IVec3> = VoxelBox::new(
         keys.min.div_euclid(IVec3::splat(BLOCK)),
         (keys.max - IVec3::ONE).div_euclid(IVec3::splat(BLOCK)) + IVec3::ONE,
     )
     .iter()
     .collect();
-    let one = |block: &IVec3, scratch: &mut BlockScratch| -> BlockBuilt {
+    let one = |block: &IVec3, scratch: &mut BlockScratch| -> Result<BlockBuilt, voxel_core::Error> {
         let block_keys = VoxelBox::from_min_size(*block * BLOCK, IVec3::splat(BLOCK)).intersection(&keys);
         let read = VoxelBox::new(block_keys.min * CHUNK_EDGE, block_keys.max * CHUNK_EDGE).grow(1);
         // A uniform read (the source's hint, from its metadata) needs no voxels and no masks.
         if let RegionHint::Uniform(v) = source.region_hint(read) {
             let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
-            return BlockBuilt::Uniform(block_keys, code);
+            return Ok(BlockBuilt::Uniform(block_keys, code));
         }
-        if source.read_region(read, &mut scratch.voxels).is_err() {
-            return BlockBuilt::Uniform(block_keys, 0);
-        }
+        source.read_region(read, &mut scratch.voxels)?;
         let size = read.size().as_uvec3();
         scratch.rows.fill(&scratch.voxels, [size.x as usize, size.y as usize, size.z as usize], codes);
-        BlockBuilt::Chunks(
+        Ok(BlockBuilt::Chunks(
             block_keys,
             block_keys
                 .iter()
@@ -404,17 +414,22 @@ fn build_blocks<S: VoxelSource + Sync>(
                 })
                 .filter(|(_, built)| classify(built).is_some())
                 .collect(),
-        )
+        ))
     };
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
         let _ = scratch;
-        blocks.par_iter().map_init(BlockScratch::default, |s, b| one(b, s)).collect()
+        // Collected whole, then the first error in block order taken (in place, no second
+        // vector): rayon's own `Result` collect returns whichever failed block a thread met first.
+        let built: Vec<Result<BlockBuilt, voxel_core::Error>> =
+            blocks.par_iter().map_init(BlockScratch::default, |s, b| one(b, s)).collect();
+        built.into_iter().collect()
     }
     #[cfg(not(feature = "parallel"))]
     {
         let mut s = BlockScratch { voxels: std::mem::take(scratch), ..BlockScratch::default() };
+        // Stops at the first refused read, in block order.
         let built = blocks.iter().map(|b| one(b, &mut s)).collect();
         *scratch = s.voxels;
         built

@@ -3,7 +3,7 @@
 use core::fmt;
 
 /// What went wrong in a broadphase call; nothing changes when a call fails.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum BroadphaseError {
     /// A box or region is NaN, infinite, inverted, or beyond `MAX_COORDINATE`.
@@ -14,6 +14,11 @@ pub enum BroadphaseError {
     DuplicateId(u32),
     /// `update` or `remove` of an id not tracked.
     UnknownId(u32),
+    /// The voxel source refused a region read during `build` or `refresh` (a streaming world
+    /// whose page failed to load, say): the source's error for the first refused read in block
+    /// order, the same on any thread count. Nothing is built or stored and no pair events are
+    /// emitted: an unread chunk is never taken for empty space.
+    Source(voxel_core::Error),
 }
 
 impl fmt::Display for BroadphaseError {
@@ -23,8 +28,17 @@ impl fmt::Display for BroadphaseError {
             BroadphaseError::TooLarge => f.write_str("box spans too many chunks"),
             BroadphaseError::DuplicateId(id) => write!(f, "object {id} is already tracked"),
             BroadphaseError::UnknownId(id) => write!(f, "object {id} is not tracked"),
+            // The inner error is `source()`, not repeated here.
+            BroadphaseError::Source(_) => f.write_str("the voxel source refused a region read"),
         }
     }
 }
 
-impl std::error::Error for BroadphaseError {}
+impl std::error::Error for BroadphaseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BroadphaseError::Source(e) => Some(e),
+            _ => None,
+        }
+    }
+}

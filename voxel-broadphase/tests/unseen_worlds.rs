@@ -610,7 +610,8 @@ proptest! {
     /// Objects inserted, moved one by one and in batches (on one and two threads), removed, with
     /// bad boxes and ids among them, the reach switched, and the world edited and refreshed: the
     /// replayed events always equal the tracked pairs, which equal the brute force of each
-    /// object's box; failed calls change nothing; the refreshed chunks equal the brute force.
+    /// object's box; failed calls (a source refusing a read among them) change nothing; the
+    /// refreshed chunks equal the brute force.
     #[test]
     fn objects_and_edits_equal_brute_force(seed in any::<u64>(), kind in 0usize..10, place in 0usize..4) {
         let mut rng = Rng(seed);
@@ -718,6 +719,27 @@ proptest! {
                     for p in edit.iter() {
                         world.grid.set(p, v);
                     }
+                    if !edit.is_empty() {
+                        // First through a source refusing one voxel the refresh must read: a typed
+                        // error, and the broadphase still holds the world before the edit.
+                        let at = IVec3::new(
+                            rng.int(edit.min.x - 1, edit.max.x + 1),
+                            rng.int(edit.min.y - 1, edit.max.y + 1),
+                            rng.int(edit.min.z - 1, edit.max.z + 1),
+                        );
+                        let refusing = Refusing { grid: &world.grid, refused: VoxelBox::from_min_size(at, IVec3::ONE) };
+                        let touched: Vec<IVec3> = edit.grow(2).chunk_keys(CHUNK_EDGE).iter().chain(truth.built.iter().copied()).collect();
+                        let masks: Vec<_> = touched.iter().map(|k| bp.chunk_masks(*k)).collect();
+                        let (count, memory) = (bp.chunk_count(), bp.memory());
+                        let pairs: Vec<_> = objects.iter().map(|(id, _)| bp.pairs(*id).map(<[_]>::to_vec)).collect();
+                        let result = bp.refresh(&refusing, edit, &mut events);
+                        prop_assert!(is_refusal(&result), "{:?}", result);
+                        prop_assert!(events.is_empty());
+                        prop_assert_eq!(masks, touched.iter().map(|k| bp.chunk_masks(*k)).collect::<Vec<_>>());
+                        prop_assert_eq!((count, memory), (bp.chunk_count(), bp.memory()));
+                        prop_assert_eq!(pairs, objects.iter().map(|(id, _)| bp.pairs(*id).map(<[_]>::to_vec)).collect::<Vec<_>>());
+                        check_objects(&bp, &truth, &objects, &replayed);
+                    }
                     bp.refresh(&world.grid, edit, &mut events).expect("in range");
                     truth = Truth { built: std::mem::take(&mut truth.built), ..Truth::new(&world.grid, VoxelBox::EMPTY) };
                     truth.build(edit);
@@ -790,41 +812,88 @@ impl VoxelSource for Refusing<'_> {
     }
 }
 
+/// The 32^3 ground slab of the refused-read tests: rock below y = 8.
+fn slab() -> VoxelGrid {
+    let data = VoxelBox::new(IVec3::ZERO, IVec3::splat(32));
+    VoxelGrid::from_fn(data, |p| if p.y < 8 { Voxel::new(-30, ROCK) } else { Voxel::EMPTY })
+        .unwrap()
+        .with_phases(phases())
+}
+
+/// The reads [`Refusing`] refuses in the refused-read tests: the rock under the resting object.
+const REFUSED: VoxelBox = VoxelBox::new(IVec3::new(12, 0, 12), IVec3::new(20, 8, 20));
+
 /// A ground slab, an object resting on it, and a refresh whose reads the source refuses.
 fn refused_refresh() -> (Broadphase, Broadphase, Result<usize, BroadphaseError>, Vec<PairEvent>) {
-    let data = VoxelBox::new(IVec3::ZERO, IVec3::splat(32));
-    let grid = VoxelGrid::from_fn(data, |p| if p.y < 8 { Voxel::new(-30, ROCK) } else { Voxel::EMPTY })
-        .unwrap()
-        .with_phases(phases());
-    let mut bp = Broadphase::build(&grid, data).unwrap();
+    let grid = slab();
+    let mut bp = Broadphase::build(&grid, grid.grid_bounds()).unwrap();
     let mut events = Vec::new();
     bp.insert(1, Aabb::new(Vec3::new(15.0, 8.0, 15.0), Vec3::new(17.0, 10.0, 17.0)), &mut events).unwrap();
     assert!(bp.pairs(1).unwrap().iter().any(|h| h.solid));
     let before = bp.clone();
     events.clear();
-    let source = Refusing { grid: &grid, refused: VoxelBox::new(IVec3::new(12, 0, 12), IVec3::new(20, 8, 20)) };
+    let source = Refusing { grid: &grid, refused: REFUSED };
     // The voxels did not change; the refresh only re-reads them, and the reads fail.
     let result = bp.refresh(&source, VoxelBox::new(IVec3::new(14, 6, 14), IVec3::new(18, 8, 18)), &mut events);
     (before, bp, result, events)
 }
 
-/// The crate's error type says "nothing changes when a call fails", and `raymarch` returns
-/// `RaymarchError::Source` when a read is refused; here a refused read makes the chunks empty and
-/// the refresh reports success: the resting object loses its solid pairs (it would fall through
-/// the ground), with no error to tell.
-#[test]
-#[ignore = "defect: a source that refuses a read makes build/refresh store the chunks as empty and report Ok (rock silently gone, pairs removed)"]
-fn a_refused_read_is_an_error_not_empty_space() {
-    let (before, after, result, events) = refused_refresh();
-    if result.is_ok() {
-        for key in VoxelBox::new(IVec3::splat(-1), IVec3::splat(5)).iter() {
-            assert_eq!(
-                after.chunk_masks(key),
-                before.chunk_masks(key),
-                "chunk {key} changed by a refused read: {events:?}"
-            );
+/// The error carries the source's own error (the one `Refusing` gives), as its `source()`.
+fn is_refusal(result: &Result<impl std::fmt::Debug, BroadphaseError>) -> bool {
+    match result {
+        Err(e @ BroadphaseError::Source(voxel_core::Error::RegionTooLarge { limit: 0, .. })) => {
+            std::error::Error::source(e).is_some()
         }
+        _ => false,
     }
+}
+
+/// The crate's error type says "nothing changes when a call fails", as `voxel-raymarch` does with
+/// `RaymarchError::Source`: a refused read is a typed error, not empty space (which made the
+/// resting object lose its solid pairs, as if it could fall through the ground), and the chunks,
+/// the object's pairs and the memory stay as they were, with no pair event.
+#[test]
+fn a_refused_read_is_an_error_not_empty_space() {
+    let (before, mut after, result, events) = refused_refresh();
+    assert!(is_refusal(&result), "{result:?}");
+    assert!(events.is_empty(), "{events:?}");
+    // The rock under the object is still there (the defect stored it as empty).
+    assert!(after.chunk_class(IVec3::new(1, 0, 1)).is_some());
+    for key in VoxelBox::new(IVec3::splat(-1), IVec3::splat(5)).iter() {
+        assert_eq!(after.chunk_class(key), before.chunk_class(key), "class of {key} changed by a refused read");
+        assert_eq!(after.chunk_masks(key), before.chunk_masks(key), "chunk {key} changed by a refused read");
+    }
+    assert_eq!(after.chunk_count(), before.chunk_count());
+    assert_eq!(after.memory(), before.memory());
+    assert_eq!(after.pairs(1), before.pairs(1));
+    // Once the source reads again, the same refresh succeeds and finds nothing changed.
+    let mut events = Vec::new();
+    let dirty = VoxelBox::new(IVec3::new(14, 6, 14), IVec3::new(18, 8, 18));
+    assert!(after.refresh(&slab(), dirty, &mut events).unwrap() > 0);
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(after.pairs(1), before.pairs(1));
+}
+
+/// A build whose reads the source refuses is the same typed error on one and two threads, while a
+/// source whose refusals miss every read of the build builds what the grid builds.
+#[test]
+fn a_refused_read_fails_the_build() {
+    let grid = slab();
+    let data = grid.grid_bounds();
+    let mut errors = Vec::new();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+        // Several blocks' reads overlap the refused box: the first one's error on any thread count.
+        let refusing = Refusing { grid: &grid, refused: REFUSED };
+        let result = pool.install(|| Broadphase::build(&refusing, data));
+        assert!(is_refusal(&result), "{threads} threads: {:?}", result.map(|bp| bp.chunk_count()));
+        errors.push(result.err());
+        // Only the block reads under the refused box fail; a box outside every read is harmless.
+        let elsewhere = Refusing { grid: &grid, refused: VoxelBox::new(IVec3::splat(100), IVec3::splat(101)) };
+        let bp = pool.install(|| Broadphase::build(&elsewhere, data)).expect("no read refused");
+        check_chunks(&bp, &Truth::new(&grid, data));
+    }
+    assert_eq!(errors[0], errors[1]);
 }
 
 /// A region whose last voxel is `MAX_COORDINATE - 1` (its exclusive `max` on the limit) reaches
