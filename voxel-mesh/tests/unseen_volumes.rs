@@ -11,6 +11,8 @@
 //!   bit, and the chunks' union is closed when vertices are merged by position.
 //! - Blocky (greedy, visible faces, face list) covers exactly a brute-force face set, once, with
 //!   the right material and winding; the enclosed volume is the inside voxel count.
+//! - Boxes of many shapes over random fields of all 256 materials under random phase tables: the
+//!   same two references.
 //! - Reusing a `Mesher` in any order and meshing on two threads give the bits of a fresh mesher.
 //! - Bad regions and bad sources: typed errors or empty meshes, never a panic.
 
@@ -179,9 +181,9 @@ fn triangle_keys(m: &Mesh, out: &mut Vec<[[u32; 7]; 3]>) {
     }
 }
 
+/// The smallest of the quad's four rotations (keeps winding; well defined with repeated corners).
 fn rotate_min_first<T: Ord + Copy>(q: [T; 4]) -> [T; 4] {
-    let i = (0..4).min_by_key(|&i| q[i]).unwrap();
-    [q[i], q[(i + 1) % 4], q[(i + 2) % 4], q[(i + 3) % 4]]
+    (0..4).map(|i| [q[i], q[(i + 1) % 4], q[(i + 2) % 4], q[(i + 3) % 4]]).min().unwrap()
 }
 
 /// Checks a Surface Nets mesh of `region` of `grid` against the reference. Returns an error text.
@@ -209,49 +211,61 @@ fn check_surface_nets(
         }
         let tol = tolerance(*p);
         let base = p.floor().as_ivec3();
-        let best = (0..8)
+        // The reference vertices of the cubes around the point within rounding: usually one; where
+        // distance-0 corners make several cubes' vertices meet at a grid point, the first unused
+        // one whose attributes agree.
+        let mut candidates: Vec<([i32; 3], f64)> = (0..8)
             .map(|k| (base - reference::corner_offset(k)).to_array())
             .filter_map(|c| reference.vertices.get(&c).map(|r| (c, r.position.distance(p.as_dvec3()))))
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        let Some((cube, d)) = best.filter(|b| b.1 <= tol) else {
-            return Err(format!("vertex {i} at {p} is no reference vertex of a cube around it ({best:?})"));
+            .filter(|c| c.1 <= tol && !seen.contains_key(&c.0))
+            .collect();
+        candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let attributes = |cube: [i32; 3]| -> Result<(), String> {
+            let c = IVec3::from_array(cube).as_dvec3();
+            let pd = p.as_dvec3();
+            if pd.cmplt(c - tol).any() || pd.cmpgt(c + 1.0 + tol).any() {
+                return Err(format!("vertex {i} at {p} outside its cube {cube:?}"));
+            }
+            let r = &reference.vertices[&cube];
+            if m.materials()[i] != r.material {
+                return Err(format!(
+                    "vertex {i} of cube {cube:?}: material {}, reference {}",
+                    m.materials()[i],
+                    r.material
+                ));
+            }
+            if options.blend {
+                let b = m.blend()[i];
+                if (b.ids, b.weights) != (r.ids, r.weights) {
+                    return Err(format!("vertex {i}: blend {b:?}, reference {:?}/{:?}", r.ids, r.weights));
+                }
+            }
+            if options.normals {
+                let n = m.normals()[i];
+                if !n.is_finite() || (n.length() - 1.0).abs() > 1e-4 {
+                    return Err(format!("vertex {i}: normal {n} not unit"));
+                }
+                if r.gradient.length_squared() > 1e-6 && n.as_dvec3().dot(r.gradient.normalize()) < 0.999 {
+                    return Err(format!("vertex {i} at {p}: normal {n}, reference gradient {}", r.gradient));
+                }
+            }
+            Ok(())
         };
-        let c = IVec3::from_array(cube).as_dvec3();
-        let pd = p.as_dvec3();
-        if pd.cmplt(c - tol).any() || pd.cmpgt(c + 1.0 + tol).any() {
-            return Err(format!("vertex {i} at {p} outside its cube {cube:?}"));
-        }
-        if let Some(j) = seen.insert(cube, i) {
-            return Err(format!("vertices {j} and {i} both belong to cube {cube:?} (off by {d})"));
-        }
-        let r = &reference.vertices[&cube];
-        if m.materials()[i] != r.material {
-            return Err(format!(
-                "vertex {i} of cube {cube:?}: material {}, reference {}",
-                m.materials()[i],
-                r.material
-            ));
-        }
-        if options.blend {
-            let b = m.blend()[i];
-            if (b.ids, b.weights) != (r.ids, r.weights) {
-                return Err(format!("vertex {i}: blend {b:?}, reference {:?}/{:?}", r.ids, r.weights));
-            }
-        }
-        if options.normals {
-            let n = m.normals()[i];
-            if !n.is_finite() || (n.length() - 1.0).abs() > 1e-4 {
-                return Err(format!("vertex {i}: normal {n} not unit"));
-            }
-            if r.gradient.length_squared() > 1e-6 && n.as_dvec3().dot(r.gradient.normalize()) < 0.999 {
-                return Err(format!("vertex {i} at {p}: normal {n}, reference gradient {}", r.gradient));
-            }
-        }
+        let Some(&(cube, _)) = candidates.iter().find(|c| attributes(c.0).is_ok()) else {
+            return Err(match candidates.first() {
+                None => format!("vertex {i} at {p} is no (unused) reference vertex of a cube around it"),
+                Some(c) => attributes(c.0).unwrap_err(),
+            });
+        };
+        seen.insert(cube, i);
         cube_of.push(cube);
     }
-    let mut ours: Vec<[[i32; 3]; 4]> =
-        (0..m.quad_count()).map(|q| rotate_min_first(m.quad(q).map(|v| cube_of[v as usize]))).collect();
-    let mut theirs: Vec<[[i32; 3]; 4]> = reference.quads.iter().map(|q| rotate_min_first(*q)).collect();
+    // Quads as the reference positions of their corners: cubes whose vertices coincide are
+    // interchangeable.
+    let at = |c: &[i32; 3]| reference.vertices[c].position.to_array().map(f64::to_bits);
+    let mut ours: Vec<[[u64; 3]; 4]> =
+        (0..m.quad_count()).map(|q| rotate_min_first(m.quad(q).map(|v| at(&cube_of[v as usize])))).collect();
+    let mut theirs: Vec<[[u64; 3]; 4]> = reference.quads.iter().map(|q| rotate_min_first(q.map(|c| at(&c)))).collect();
     ours.sort_unstable();
     theirs.sort_unstable();
     if ours != theirs {
@@ -409,17 +423,19 @@ proptest! {
     /// still holds and the surface is still closed (zero-area triangles allowed here).
     #[test]
     fn surface_nets_with_zero_distances_equals_the_reference(vol in volume(true), surface in surface()) {
+        // Near the origin only: far from it, rounding merges neighbouring vertices (the test above
+        // checks far volumes against their near copies).
+        let vol = Volume { origin: vol.origin.rem_euclid(IVec3::splat(64)) - 32, ..vol };
         let region = vol.region();
         let grid = vol.grid(region.grow(2));
         let options = MeshOptions { surface, blend: true, ..MeshOptions::default() };
         let mut m = Mesh::new();
         Mesher::new().surface_nets(&grid, region, &options, &mut m).unwrap();
-        // Positions may coincide between cubes here, so the vertex-to-cube match is checked by
-        // counts and by closure only.
-        let table = grid.phase_table().clone();
-        let reference = reference_surface_nets(&|p| grid.get(p), region, surface, &table);
-        prop_assert_eq!(m.positions().len(), reference.vertices.len());
-        prop_assert_eq!(m.quad_count(), reference.quads.len());
+        // Vertices of several cubes may meet at a distance-0 grid point: zero-area triangles are
+        // not checked here (see the ignored test below).
+        if let Err(e) = check_surface_nets(&grid, region, &options, &m, false) {
+            prop_assert!(false, "{}", e);
+        }
         prop_assert_eq!(unbalanced_edge(&[&m], |_, v| v), None);
         for p in m.positions() {
             prop_assert!(p.is_finite());
@@ -525,6 +541,76 @@ proptest! {
         }
         prop_assert!(chunked == want, "greedy chunks: {}", first_difference(&chunked, &want));
         prop_assert!(chunked_faces == want, "face list chunks: {}", first_difference(&chunked_faces, &want));
+    }
+}
+
+/// A random field over any box: inside with probability `density`/256, distances of any
+/// magnitude (0 allowed outside), any of the 256 materials, under a random phase table.
+fn any_field(seed: u64, bounds: VoxelBox, density: u8, table: &PhaseTable) -> VoxelGrid {
+    VoxelGrid::from_fn(bounds, |p| {
+        let h = reference::hash(seed, p);
+        let magnitude = ((h >> 8) % 129) as i16;
+        let material = (h >> 24) as u8;
+        if (h & 0xff) < u64::from(density) {
+            Voxel::new((-magnitude.max(1)) as i8, material)
+        } else {
+            Voxel::new(magnitude.min(127) as i8, material)
+        }
+    })
+    .unwrap()
+    .with_phases(table.clone())
+}
+
+fn phase_table() -> impl Strategy<Value = PhaseTable> {
+    // Few materials left out (the SSE2 set path) or many (the table-lookup path).
+    (any::<u64>(), prop_oneof![Just(2u64), Just(16), Just(128), Just(250)]).prop_map(|(seed, odds)| {
+        let mut t = PhaseTable::DEFAULT;
+        for m in 0..=255u8 {
+            let h = reference::mix(seed ^ u64::from(m));
+            let phase = match h % 256 {
+                x if x < odds / 2 => Phase::Empty,
+                x if x < odds => Phase::Liquid,
+                _ => Phase::Solid,
+            };
+            t.set(m, phase);
+        }
+        t
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Regions of many shapes (1 to 90 voxels along x, so rows of one or two 64-bit words; thin
+    /// slabs and long rows) over random fields of all 256 materials under random phase tables: Surface Nets
+    /// equals the reference, blocky the brute-force faces.
+    #[test]
+    fn any_box_any_phase_table(seed in any::<u64>(), size in (1i32..91, prop_oneof![1i32..4, 1i32..24], prop_oneof![1i32..4, 1i32..24]),
+                               min in prop::array::uniform3(-70i32..70), density in 1u8..255,
+                               table in phase_table(), surface in surface()) {
+        let region = VoxelBox::from_min_size(IVec3::from_array(min), IVec3::new(size.0, size.1, size.2));
+        let grid = any_field(seed, region.grow(2), density, &table);
+        let options = MeshOptions { surface, blend: true, ..MeshOptions::default() };
+        let mut mesher = Mesher::new();
+        let mut m = Mesh::new();
+        mesher.surface_nets(&grid, region, &options, &mut m).unwrap();
+        // Distance-0 voxels: no zero-area check here.
+        if let Err(e) = check_surface_nets(&grid, region, &options, &m, false) {
+            prop_assert!(false, "{}", e);
+        }
+        let want = reference_faces(&|p| grid.get(p), region, surface, &table);
+        mesher.blocky(&grid, region, &options, &mut m).unwrap();
+        let mut got = BTreeMap::new();
+        if let Err(e) = unit_faces_of(&m, &mut got) {
+            prop_assert!(false, "greedy: {}", e);
+        }
+        prop_assert!(got == want, "greedy: {}", first_difference(&got, &want));
+        let mut list = Vec::new();
+        mesher.face_list(&grid, region, surface, &mut list).unwrap();
+        let listed: BTreeMap<_, _> =
+            list.iter().map(|f| ((f.voxel(region.min).to_array(), f.direction()), f.material())).collect();
+        prop_assert_eq!(listed.len(), list.len());
+        prop_assert!(listed == want, "face list: {}", first_difference(&listed, &want));
     }
 }
 
