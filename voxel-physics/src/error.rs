@@ -22,7 +22,7 @@ pub enum PhysicsError {
     InvalidParameter(&'static str),
     /// The voxel store refused an edit.
     Store(StoreError),
-    /// The broadphase refused a box or an object id.
+    /// The broadphase refused a box or an object id, or its voxel source refused a read.
     Broadphase(BroadphaseError),
     /// The ray marcher's occupancy could not be built.
     Raymarch(RaymarchError),
@@ -44,7 +44,7 @@ impl fmt::Display for PhysicsError {
             // The inner error is the `source()`, not repeated here: a chain printer (anyhow's
             // `{:#}`, `Report`) then shows each cause once.
             PhysicsError::Store(_) => f.write_str("the voxel store refused the operation"),
-            PhysicsError::Broadphase(_) => f.write_str("the broadphase refused a box or an object id"),
+            PhysicsError::Broadphase(_) => f.write_str("the broadphase refused the operation"),
             PhysicsError::Raymarch(_) => f.write_str("the ray marcher's occupancy could not be built"),
             PhysicsError::Mesh(_) => f.write_str("a region could not be meshed"),
             PhysicsError::Hull(_) => f.write_str("a convex hull could not be built"),
