@@ -284,6 +284,14 @@ fn check_surface_nets(
         if t0 != [c[0], c[1], c[2]] || t1 != [c[0], c[2], c[3]] {
             return Err(format!("quad {q} {c:?}: triangles {t0:?} {t1:?}"));
         }
+        // `TriangleSource::triangle_material`: the material two corners share, else the first's.
+        for (t, tri) in [(2 * q as u32, t0), (2 * q as u32 + 1, t1)] {
+            let [a, b, cc] = tri.map(|v| m.materials()[v as usize]);
+            let want = if b == cc { b } else { a };
+            if m.triangle_material(t) != want {
+                return Err(format!("triangle {t}: material {}, corners {a} {b} {cc}", m.triangle_material(t)));
+            }
+        }
         if nondegenerate {
             for t in [t0, t1] {
                 let [a, b, cc] = t.map(|v| m.positions()[v as usize]);
