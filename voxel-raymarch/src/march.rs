@@ -20,13 +20,18 @@
 //! entered at the time of the crossing that leads into it; the walk stops at the first solid voxel
 //! entered at `t <= max_t`. The property tests compare every result with a plain per-voxel walk that
 //! follows this definition.
+//!
+//! A ray whose origin lies more than [`FAR_ORIGIN`](crate::FAR_ORIGIN) voxels outside the solid
+//! bounds is first restarted on its own line a voxel before it enters them (in `f64`), and that
+//! restarted ray is walked by the same definition in a frame counted from a chunk corner next to
+//! it (`origin` and `k` relative to the corner): see [`Occupancy::cast_far`].
 
 use glam::{BVec3A, IVec3, Vec3, Vec3A};
 use voxel_core::{Aabb, Ray};
 
-use crate::far::{FarRay, move_next_to};
+use crate::far::restart;
 use crate::lanes::{self, F4, I4};
-use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, Occupancy};
+use crate::occupancy::{BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, CHUNK_WORDS, MAX_COORDINATE, Occupancy};
 
 /// A coordinate axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -349,6 +354,15 @@ impl Occupancy {
     /// [`Occupancy::cast`] for whatever target features the caller is compiled with.
     #[inline(always)]
     pub(crate) fn cast_any(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
+        self.cast_in::<false>(ray, max_t, IVec3::ZERO)
+    }
+
+    /// The cast in a frame: with `FAR`, the ray and every cell and plane of the walk are counted
+    /// from `base` (a chunk corner, so chunk-relative cells and bricks are the world's), and the
+    /// hit's voxel, `t` and point are the frame's ([`Occupancy::cast_far`] maps them back).
+    /// Without `FAR`, `base` is ignored: the world's own frame, with no work added to the walk.
+    #[inline(always)]
+    fn cast_in<const FAR: bool>(&self, ray: &Ray, max_t: f32, base: IVec3) -> Option<RayHit> {
         if !(max_t >= 0.0) {
             return None;
         }
@@ -393,7 +407,13 @@ impl Occupancy {
         // ends where it leaves it (the seed's "outside the map" exit, on a tighter box). The
         // common case, an origin inside, in lanes: the cell, the next planes and their crossing
         // times with the same formula as `set_planes`.
-        let in_bounds = cell.cmpge(self.bounds_lo) & cell.cmplt(self.bounds_hi);
+        let (bounds_lo, bounds_hi) = if FAR {
+            // Exact: integers of at most 2^24 in magnitude.
+            (self.bounds_lo - base.as_vec3a(), self.bounds_hi - base.as_vec3a())
+        } else {
+            (self.bounds_lo, self.bounds_hi)
+        };
+        let in_bounds = cell.cmpge(bounds_lo) & cell.cmplt(bounds_hi);
         if in_bounds.all() {
             walk.plane = cell + Vec3A::select(up, Vec3A::ONE, Vec3A::ZERO);
             walk.t_next = Vec3A::select(moving, (walk.plane - origin) * walk.inv, Vec3A::INFINITY);
@@ -402,45 +422,71 @@ impl Occupancy {
             // Early exit of the seed: the ray ends in the voxel it starts in (a particle at
             // rest). Only the one voxel is read, no chunk is entered.
             if walk.t_next.min_element() > max_t {
-                return (moving.any() && self.is_solid(IVec3::from_array(walk.cell))).then(|| hit(&walk, ray));
+                let cell = in_world::<FAR>(walk.cell, base);
+                return (moving.any() && self.is_solid(IVec3::from_array(cell))).then(|| hit(&walk, ray));
             }
         } else {
             // An origin far outside (or not finite): the walk's f32 times could not tell voxels
             // apart there, so the ray starts again next to the solid bounds. Two lane compares
-            // here; the rest out of line.
-            if !(origin.cmpge(self.far_lo) & origin.cmplt(self.far_hi)).all() {
+            // here; the rest out of line. (A frame's origin lies next to the bounds already.)
+            if !FAR && !(origin.cmpge(self.far_lo) & origin.cmplt(self.far_hi)).all() {
                 return self.cast_far(ray, max_t);
             }
-            if !self.enter_from_outside(&mut walk, in_bounds, moving, max_t) {
+            if !self.enter_from_outside::<FAR>(&mut walk, in_bounds, moving, max_t, base) {
                 return None;
             }
         }
-        self.walk(&mut walk, ray, max_t)
+        self.walk::<FAR>(&mut walk, ray, max_t, base)
     }
 
     /// Casts a ray whose origin lies more than [`FAR_ORIGIN`](crate::FAR_ORIGIN) voxels outside
-    /// the solid bounds: moved next to them in `f64` ([`clip_far_ray`]), the hit given the
-    /// original ray's `t`.
+    /// the solid bounds: restarted one voxel before where it enters them, on its own line (in
+    /// `f64`, see `far`), and walked in a frame counted from a chunk corner next to that point;
+    /// the hit is given the original ray's `t` and a point on the original line.
+    ///
+    /// Not [`clip_far_ray`](crate::clip_far_ray)'s `f32` ray: near the coordinate limit an `f32`
+    /// point is only as fine as half a voxel, so a walk restarted there would leave the ray's
+    /// line by up to that much (and miss voxels the line enters). In the frame the restart point
+    /// is a small number, rounded to `f32` within `2e-6` voxel, and the planes are exact
+    /// integers (at most 2^24 in magnitude: `base` lies within the limit, and so does every plane
+    /// of the bounds).
     #[inline(never)]
     fn cast_far(&self, ray: &Ray, max_t: f32) -> Option<RayHit> {
         if !ray.is_valid() || self.solid_bounds.is_empty() {
             return None;
         }
         let b = self.solid_bounds;
-        match move_next_to(ray, max_t, Aabb::new(b.min.as_vec3(), b.max.as_vec3())) {
-            FarRay::Moved { ray: moved, max_t, shift } => {
-                let mut hit = self.cast_any(&moved, max_t)?;
-                hit.t = (shift + f64::from(hit.t)) as f32;
-                Some(hit)
-            }
-            FarRay::Near | FarRay::Miss => None,
+        let start = restart(ray, max_t, Aabb::new(b.min.as_vec3(), b.max.as_vec3()))?;
+        // The restart point lies within a voxel of the bounds (so well within i32).
+        let limit = IVec3::splat(MAX_COORDINATE.get());
+        let base = (start.point.floor().as_ivec3() & !(CHUNK_EDGE - 1)).clamp(-limit, limit);
+        let local = (start.point - base.as_dvec3()).as_vec3();
+        let mut hit = self.cast_in::<true>(&Ray::new(local, ray.dir), start.max_t as f32, base)?;
+        hit.voxel += base;
+        let t = start.shift + f64::from(hit.t);
+        // The point from the original ray in f64, the face's coordinate exactly on its plane.
+        let mut point = ray.origin.as_dvec3() + ray.dir.as_dvec3() * t;
+        if let Some(face) = hit.face {
+            let a = face.axis.index();
+            point[a] = f64::from(hit.voxel[a] + i32::from(face.positive));
         }
+        // Rounding of the sum may pass max_t by an ulp; the hit was entered within it.
+        hit.t = (t as f32).min(max_t);
+        hit.point = point.as_vec3();
+        Some(hit)
     }
 
     /// Puts a walk whose origin lies outside the solid bounds on the cell where it enters them;
     /// `false` when it never does within `max_t`. Rare for particles: kept out of line.
     #[inline(never)]
-    fn enter_from_outside(&self, walk: &mut Walk, in_bounds: BVec3A, moving: BVec3A, max_t: f32) -> bool {
+    fn enter_from_outside<const FAR: bool>(
+        &self,
+        walk: &mut Walk,
+        in_bounds: BVec3A,
+        moving: BVec3A,
+        max_t: f32,
+        base: IVec3,
+    ) -> bool {
         let bounds = self.solid_bounds;
         // An invalid ray (see `cast_any`): a non-finite origin, or no moving axis.
         if !walk.origin.is_finite() || !moving.any() {
@@ -451,8 +497,8 @@ impl Occupancy {
         if bounds.is_empty() || (!in_bounds & !moving).any() {
             return false;
         }
-        let lo = bounds.min.to_array();
-        let hi = (bounds.max - IVec3::ONE).to_array();
+        let lo = in_frame::<FAR>(bounds.min, base).to_array();
+        let hi = in_frame::<FAR>(bounds.max - IVec3::ONE, base).to_array();
         if !self.enter(walk, lo, hi, max_t) {
             return false;
         }
@@ -536,8 +582,11 @@ impl Occupancy {
     /// blended, the index and the packed cell moved by the axis's precomputed stride, one test for
     /// "left the chunk" (bit 5 of a field), one shift for the brick's bit. A step takes no branch
     /// but the loop's exits: a random ray's crossing order defeats a branch predictor.
+    ///
+    /// With `FAR`, the walk's cells are counted from the chunk corner `base` (see
+    /// [`Occupancy::cast_in`]): only the chunk lookups and the bounds checks add it.
     #[inline(always)]
-    fn walk(&self, walk: &mut Walk, ray: &Ray, max_t: f32) -> Option<RayHit> {
+    fn walk<const FAR: bool>(&self, walk: &mut Walk, ray: &Ray, max_t: f32, base: IVec3) -> Option<RayHit> {
         let origin = F4::from_vec(walk.origin);
         let inv = F4::from_vec(walk.inv);
         let step = F4::from_vec(walk.step_lanes);
@@ -554,10 +603,10 @@ impl Occupancy {
             let cell = IVec3::from_array(walk.cell);
             let key = cell >> CHUNK_BITS;
             let chunk_min = key * CHUNK_EDGE;
-            let slot = self.slot(key);
+            let slot = self.slot(if FAR { key + (base >> CHUNK_BITS) } else { key });
             if slot == u32::MAX {
                 if !walk.skip_lanes(chunk_min, chunk_min + IVec3::splat(CHUNK_EDGE - 1), max_t)
-                    || !self.in_solid_bounds(walk.cell)
+                    || !self.in_solid_bounds(in_world::<FAR>(walk.cell, base))
                 {
                     return None;
                 }
@@ -571,7 +620,7 @@ impl Occupancy {
             // the step left the chunk (63 or 96), and bit 4 is the brick on that axis.
             let mut packed = (local.x + 64) as u32 | ((local.y + 64) as u32) << 8 | ((local.z + 64) as u32) << 16;
             if bricks >> packed_brick(packed) & 1 == 0 {
-                if !self.skip_brick(walk, chunk_min, local, max_t) {
+                if !self.skip_brick::<FAR>(walk, chunk_min, local, max_t, base) {
                     return None;
                 }
                 continue 'chunks;
@@ -633,12 +682,12 @@ impl Occupancy {
                 walk.plane = plane_far.sub(twice).to_vec();
                 if left_chunk {
                     // Left the working chunk: look the next one up (or leave the world).
-                    if !self.in_solid_bounds(walk.cell) {
+                    if !self.in_solid_bounds(in_world::<FAR>(walk.cell, base)) {
                         return None;
                     }
                     continue 'chunks;
                 }
-                if !self.skip_brick(walk, chunk_min, unpack(packed), max_t) {
+                if !self.skip_brick::<FAR>(walk, chunk_min, unpack(packed), max_t, base) {
                     return None;
                 }
                 continue 'chunks;
@@ -656,11 +705,30 @@ impl Occupancy {
     /// Crosses the empty brick of chunk-relative cell `local` in one step; `false` when the ray
     /// leaves the solid bounds or reaches `max_t` first.
     #[inline(never)]
-    fn skip_brick(&self, walk: &mut Walk, chunk_min: IVec3, local: IVec3, max_t: f32) -> bool {
+    fn skip_brick<const FAR: bool>(
+        &self,
+        walk: &mut Walk,
+        chunk_min: IVec3,
+        local: IVec3,
+        max_t: f32,
+        base: IVec3,
+    ) -> bool {
         let brick_min = chunk_min + (local & !(BRICK_EDGE - 1));
         let brick_max = brick_min + IVec3::splat(BRICK_EDGE - 1);
-        walk.skip_lanes(brick_min, brick_max, max_t) && self.in_solid_bounds(walk.cell)
+        walk.skip_lanes(brick_min, brick_max, max_t) && self.in_solid_bounds(in_world::<FAR>(walk.cell, base))
     }
+}
+
+/// A walk's cell in world coordinates: `cell + base` in a far walk's frame, `cell` otherwise.
+#[inline(always)]
+fn in_world<const FAR: bool>(cell: [i32; 3], base: IVec3) -> [i32; 3] {
+    if FAR { (IVec3::from_array(cell) + base).to_array() } else { cell }
+}
+
+/// A world cell in the walk's frame: `cell - base` in a far walk's frame, `cell` otherwise.
+#[inline(always)]
+fn in_frame<const FAR: bool>(cell: IVec3, base: IVec3) -> IVec3 {
+    if FAR { cell - base } else { cell }
 }
 
 /// The bit of a chunk's brick mask (`bx + 2 bz + 4 by`) that holds a packed cell (see
