@@ -401,7 +401,7 @@ fn build_blocks<S: VoxelSource + Sync>(
             let code = if v.distance < 0 { codes[usize::from(v.material)] } else { 0 };
             return Ok(BlockBuilt::Uniform(block_keys, code));
         }
-        source.read_region(read, &mut scratch.voxels)?;
+        voxel_core::read_exact(source, read, &mut scratch.voxels)?;
         let size = read.size().as_uvec3();
         scratch.rows.fill(&scratch.voxels, [size.x as usize, size.y as usize, size.z as usize], codes);
         Ok(BlockBuilt::Chunks(

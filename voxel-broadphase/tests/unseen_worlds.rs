@@ -896,6 +896,70 @@ fn a_refused_read_fails_the_build() {
     assert_eq!(errors[0], errors[1]);
 }
 
+/// A source whose own `read_region` leaves `delta` voxels more (or fewer) than the region holds,
+/// the grid's voxels first.
+struct Miscounting<'a> {
+    grid: &'a VoxelGrid,
+    delta: isize,
+}
+
+impl VoxelSource for Miscounting<'_> {
+    fn fill_region(&self, region: VoxelBox, out: &mut [Voxel]) {
+        self.grid.fill_region(region, out);
+    }
+
+    fn phase_table(&self) -> &PhaseTable {
+        self.grid.phase_table()
+    }
+
+    fn bounds(&self) -> Option<VoxelBox> {
+        self.grid.bounds()
+    }
+
+    fn read_region(&self, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), voxel_core::Error> {
+        self.grid.read_region(region, out)?;
+        let len = (out.len() as isize + self.delta).max(0) as usize;
+        out.resize(len, Voxel::new(-30, ROCK));
+        Ok(())
+    }
+}
+
+/// A build or refresh from a source whose reads hand back a buffer of the wrong length (short or
+/// long) is `BroadphaseError::Source(LengthMismatch)`, never a panic or masks from misplaced
+/// voxels (the masks only debug-asserted the length), and a failed refresh changes nothing.
+#[test]
+fn a_read_of_the_wrong_length_is_an_error() {
+    let grid = slab();
+    let data = grid.grid_bounds();
+    let dirty = VoxelBox::new(IVec3::new(14, 6, 14), IVec3::new(18, 8, 18));
+    for delta in [-1isize, -100, 1, 100, 5000] {
+        let source = Miscounting { grid: &grid, delta };
+        let mismatch = |r: &Result<_, BroadphaseError>| {
+            matches!(r, Err(BroadphaseError::Source(voxel_core::Error::LengthMismatch { expected, actual }))
+                if *actual as isize - *expected as isize == delta)
+        };
+        let built = std::panic::catch_unwind(|| Broadphase::build(&source, data).map(|bp| bp.chunk_count()));
+        assert!(built.as_ref().is_ok_and(mismatch), "build, {delta} voxels off: {built:?}");
+
+        let mut bp = Broadphase::build(&grid, data).unwrap();
+        let mut events = Vec::new();
+        bp.insert(1, Aabb::new(Vec3::new(15.0, 8.0, 15.0), Vec3::new(17.0, 10.0, 17.0)), &mut events).unwrap();
+        let before = bp.clone();
+        events.clear();
+        let refreshed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bp.refresh(&source, dirty, &mut events)));
+        assert!(refreshed.as_ref().is_ok_and(mismatch), "refresh, {delta} voxels off: {refreshed:?}");
+        assert!(events.is_empty(), "{events:?}");
+        for key in VoxelBox::new(IVec3::splat(-1), IVec3::splat(5)).iter() {
+            assert_eq!(bp.chunk_class(key), before.chunk_class(key), "{delta} off: class of {key} changed");
+            assert_eq!(bp.chunk_masks(key), before.chunk_masks(key), "{delta} off: chunk {key} changed");
+        }
+        assert_eq!(bp.chunk_count(), before.chunk_count());
+        assert_eq!(bp.memory(), before.memory());
+        assert_eq!(bp.pairs(1), before.pairs(1));
+    }
+}
+
 /// A region whose last voxel is `MAX_COORDINATE - 1` (its exclusive `max` on the limit) reaches
 /// nothing past the limit, yet its one-voxel halo's chunk does (and so for a region starting on
 /// `-MAX_COORDINATE`): the build refuses both, where the README documents refusals of regions

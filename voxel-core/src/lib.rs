@@ -18,7 +18,7 @@ pub use grid::VoxelGrid;
 pub use limit::CoordinateLimit;
 pub use mesh::IndexedMesh;
 pub use region::{MAX_REGION_VOLUME, VoxelBox};
-pub use source::{RegionHint, TriangleSource, VoxelSource, validate_triangles};
+pub use source::{RegionHint, TriangleSource, VoxelSource, read_exact, validate_triangles};
 pub use voxel::{Phase, PhaseTable, Voxel};
 
 pub use glam;

@@ -20,8 +20,9 @@ pub enum RegionHint {
 /// dense buffer in the workspace's axis order (see [`VoxelBox`]). Voxels outside the source's world
 /// read as [`Voxel::EMPTY`]. The other methods have defaults that are always correct.
 ///
-/// Consumers call [`VoxelSource::read_region`] (checked, resizes a reusable buffer), never one voxel
-/// at a time in a hot loop. They are generic over the trait, so calls inline.
+/// Consumers read through [`read_exact`] (which calls [`VoxelSource::read_region`], resizes a
+/// reusable buffer and checks its length), never one voxel at a time in a hot loop. They are
+/// generic over the trait, so calls inline.
 ///
 /// ```
 /// use glam::IVec3;
@@ -83,6 +84,11 @@ pub trait VoxelSource {
     /// [`MAX_REGION_VOLUME`](crate::MAX_REGION_VOLUME) gives [`Error::RegionTooLarge`] and leaves
     /// `out` untouched. When the hint says the region is uniform the buffer is filled without calling
     /// [`VoxelSource::fill_region`].
+    ///
+    /// A source may override this (to copy from its own layout, or to refuse a read with an
+    /// error); an override must leave exactly `region.volume()` voxels in `out`. Consumers do not
+    /// trust that: they read through [`read_exact`], which turns a buffer of any other length
+    /// into [`Error::LengthMismatch`] instead of a panic or a wrong read.
     fn read_region(&self, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), Error> {
         let len = region.checked_len()?;
         if len == 0 {
@@ -119,6 +125,10 @@ macro_rules! forward_voxel_source {
                 (**self).region_hint(region)
             }
             #[inline]
+            fn read_region(&self, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), Error> {
+                (**self).read_region(region, out)
+            }
+            #[inline]
             fn phase_table(&self) -> &PhaseTable {
                 (**self).phase_table()
             }
@@ -131,6 +141,51 @@ macro_rules! forward_voxel_source {
 }
 
 forward_voxel_source!(&T, &mut T, Box<T>, std::sync::Arc<T>);
+
+/// Reads `region` from `source` into `out` with [`VoxelSource::read_region`], then checks that
+/// `out` holds exactly the region's volume: the entry point for code that takes any
+/// [`VoxelSource`] and indexes the buffer by position.
+///
+/// Fails with the source's error, with [`Error::RegionTooLarge`] (before asking the source) for a
+/// region over [`MAX_REGION_VOLUME`](crate::MAX_REGION_VOLUME), or with
+/// [`Error::LengthMismatch`] when an overridden `read_region` left another number of voxels; `out`
+/// is empty after a length mismatch (its capacity is kept). The check is one comparison: no
+/// allocation beyond the read's own.
+///
+/// ```
+/// use glam::IVec3;
+/// use voxel_core::{Error, Voxel, VoxelBox, VoxelSource, read_exact};
+///
+/// /// A source whose own read forgets the last voxel.
+/// struct Short;
+///
+/// impl VoxelSource for Short {
+///     fn fill_region(&self, _: VoxelBox, out: &mut [Voxel]) {
+///         out.fill(Voxel::EMPTY);
+///     }
+///     fn read_region(&self, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), Error> {
+///         out.clear();
+///         out.resize(region.volume() as usize - 1, Voxel::EMPTY);
+///         Ok(())
+///     }
+/// }
+///
+/// let mut buf = Vec::new();
+/// let region = VoxelBox::new(IVec3::ZERO, IVec3::splat(2));
+/// assert_eq!(read_exact(&Short, region, &mut buf), Err(Error::LengthMismatch { expected: 8, actual: 7 }));
+/// assert!(buf.is_empty());
+/// ```
+#[inline]
+pub fn read_exact<S: VoxelSource + ?Sized>(source: &S, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), Error> {
+    let expected = region.checked_len()?;
+    source.read_region(region, out)?;
+    if out.len() != expected {
+        let actual = out.len();
+        out.clear();
+        return Err(Error::LengthMismatch { expected, actual });
+    }
+    Ok(())
+}
 
 /// Indexed triangles: vertex positions, triangles as three vertex indices, a material per triangle.
 ///
@@ -214,4 +269,117 @@ pub fn validate_triangles<T: TriangleSource + ?Sized>(source: &T) -> Result<(), 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec3;
+    use proptest::prelude::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The voxel at `p`, distinct enough that a shifted read shows.
+    fn voxel_at(p: IVec3) -> Voxel {
+        let h = (p.x as u32).wrapping_mul(0x9E37_79B1) ^ (p.y as u32).wrapping_mul(0x85EB_CA77) ^ (p.z as u32);
+        Voxel::new((h & 0xff) as u8 as i8, (h >> 8) as u8)
+    }
+
+    /// A source whose own `read_region` leaves `region.volume() + delta` voxels, counting calls.
+    struct Off {
+        delta: isize,
+        calls: AtomicUsize,
+    }
+
+    impl VoxelSource for Off {
+        fn fill_region(&self, region: VoxelBox, out: &mut [Voxel]) {
+            for (p, v) in region.iter().zip(out.iter_mut()) {
+                *v = voxel_at(p);
+            }
+        }
+        fn read_region(&self, region: VoxelBox, out: &mut Vec<Voxel>) -> Result<(), Error> {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            out.clear();
+            out.extend(region.iter().map(voxel_at));
+            let len = (out.len() as isize + self.delta).max(0) as usize;
+            out.resize(len, Voxel::new(-1, 7));
+            Ok(())
+        }
+    }
+
+    fn off(delta: isize) -> Off {
+        Off { delta, calls: AtomicUsize::new(0) }
+    }
+
+    #[test]
+    fn a_wrong_length_is_a_length_mismatch_through_every_pointer() {
+        let region = VoxelBox::new(IVec3::new(-3, 0, 2), IVec3::new(2, 4, 5));
+        let volume = 60;
+        for delta in [-60isize, -59, -1, 1, 100] {
+            let want = Err(Error::LengthMismatch { expected: volume, actual: (volume as isize + delta) as usize });
+            let mut buf = vec![Voxel::new(3, 3); 5];
+            let source = off(delta);
+            assert_eq!(read_exact(&source, region, &mut buf), want, "delta {delta}");
+            assert!(buf.is_empty(), "delta {delta}: a mismatched buffer is cleared");
+            // Forwarding impls reach the override, so the check sees its length too.
+            assert_eq!(read_exact(&&source, region, &mut buf), want, "&&, delta {delta}");
+            let boxed: Box<dyn VoxelSource> = Box::new(off(delta));
+            assert_eq!(read_exact(&boxed, region, &mut buf), want, "Box, delta {delta}");
+            assert_eq!(read_exact(&Arc::new(off(delta)), region, &mut buf), want, "Arc, delta {delta}");
+            assert_eq!(source.calls.load(Ordering::Relaxed), 2);
+        }
+    }
+
+    #[test]
+    fn a_region_too_large_is_refused_before_the_source_is_asked() {
+        let source = off(0);
+        let mut buf = vec![Voxel::new(3, 3); 5];
+        let huge = VoxelBox::new(IVec3::splat(-100_000), IVec3::splat(100_000));
+        assert!(matches!(read_exact(&source, huge, &mut buf), Err(Error::RegionTooLarge { .. })));
+        assert_eq!(source.calls.load(Ordering::Relaxed), 0);
+        assert_eq!(buf.len(), 5, "a refused read leaves the buffer as it was");
+    }
+
+    #[test]
+    fn a_source_error_passes_through() {
+        struct Refuses;
+        impl VoxelSource for Refuses {
+            fn fill_region(&self, _: VoxelBox, out: &mut [Voxel]) {
+                out.fill(Voxel::EMPTY);
+            }
+            fn read_region(&self, _: VoxelBox, _: &mut Vec<Voxel>) -> Result<(), Error> {
+                Err(Error::NonFinite)
+            }
+        }
+        let mut buf = Vec::new();
+        assert_eq!(read_exact(&Refuses, VoxelBox::new(IVec3::ZERO, IVec3::ONE), &mut buf), Err(Error::NonFinite));
+    }
+
+    proptest! {
+        /// A source that keeps the contract reads the same voxels as through `read_region`, in
+        /// the axis order, for any region (empty ones give an empty buffer).
+        #[test]
+        fn a_correct_read_is_unchanged(min in prop::array::uniform3(-20i32..20),
+                                       size in prop::array::uniform3(-2i32..7),
+                                       prior in 0usize..300) {
+            let min = IVec3::from_array(min);
+            let region = VoxelBox::new(min, min + IVec3::from_array(size));
+            let mut buf = vec![Voxel::new(9, 9); prior];
+            read_exact(&off(0), region, &mut buf).unwrap();
+            let want: Vec<Voxel> = region.iter().map(voxel_at).collect();
+            prop_assert_eq!(&buf, &want);
+            // The trait's default read, through the checked entry, too.
+            struct Default;
+            impl VoxelSource for Default {
+                fn fill_region(&self, region: VoxelBox, out: &mut [Voxel]) {
+                    for (p, v) in region.iter().zip(out.iter_mut()) {
+                        *v = voxel_at(p);
+                    }
+                }
+            }
+            let mut buf = vec![Voxel::new(9, 9); prior];
+            read_exact(&Default, region, &mut buf).unwrap();
+            prop_assert_eq!(buf, want);
+        }
+    }
 }

@@ -190,7 +190,7 @@ impl Mesher {
             // One voxel everywhere: no sign change, no surface.
             return Ok(None);
         }
-        source.read_region(padded, &mut self.voxels)?;
+        voxel_core::read_exact(source, padded, &mut self.voxels)?;
 
         // Classify the materials once per phase table and surface, not once per chunk.
         let table = source.phase_table();

@@ -312,7 +312,7 @@ impl Occupancy {
         let solid = solid_materials(source.phase_table());
         let is_solid = |v: Voxel| v.distance < 0 && solid[v.material as usize];
         let mut buf = Vec::new();
-        source.read_region(dirty, &mut buf).map_err(RaymarchError::Source)?;
+        voxel_core::read_exact(source, dirty, &mut buf).map_err(RaymarchError::Source)?;
         let size = dirty.size();
         let (sx, sz) = (size.x as usize, size.z as usize);
         for &key in keys {
@@ -571,7 +571,7 @@ fn chunk_bits<S: VoxelSource>(
             return Ok(None);
         }
     }
-    source.read_region(region, buf).map_err(RaymarchError::Source)?;
+    voxel_core::read_exact(source, region, buf).map_err(RaymarchError::Source)?;
     let size = region.size();
     let (sx, sz) = (size.x as usize, size.z as usize);
     // Where the read starts in the chunk: a world box that does not start on a chunk boundary
