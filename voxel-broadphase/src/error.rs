@@ -15,7 +15,9 @@ pub enum BroadphaseError {
     /// `update` or `remove` of an id not tracked.
     UnknownId(u32),
     /// The voxel source refused a region read during `build` or `refresh` (a streaming world
-    /// whose page failed to load, say): the source's error for the first refused read in block
+    /// whose page failed to load, say), or its `read_region` handed back another number of voxels
+    /// than the region holds ([`voxel_core::Error::LengthMismatch`], from
+    /// [`voxel_core::read_exact`]): the source's error for the first refused read in block
     /// order, the same on any thread count. Nothing is built or stored and no pair events are
     /// emitted: an unread chunk is never taken for empty space.
     Source(voxel_core::Error),

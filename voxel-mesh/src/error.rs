@@ -26,7 +26,8 @@ pub enum MeshError {
         /// The limit.
         limit: i32,
     },
-    /// The voxel source refused the read.
+    /// The voxel source refused the read, or its `read_region` handed back another number of voxels
+    /// than the region holds ([`voxel_core::Error::LengthMismatch`], from [`voxel_core::read_exact`]).
     Source(voxel_core::Error),
 }
 

@@ -18,7 +18,9 @@ pub enum RaymarchError {
         /// Chunks the box needs (saturated).
         chunks: u64,
     },
-    /// The voxel source refused a region read.
+    /// The voxel source refused a region read, or its `read_region` handed back another number of
+    /// voxels than the region holds ([`voxel_core::Error::LengthMismatch`], from
+    /// [`voxel_core::read_exact`]).
     Source(voxel_core::Error),
 }
 
