@@ -38,8 +38,8 @@ pub struct DecomposeOptions {
     pub quantization: f32,
     /// The largest concavity error an edge collapse may add (the article's `Concavity`). Default 10 (1% of the
     /// cube, the article's). 20 gives about a third fewer hulls, a little looser and slower on smooth
-    /// meshes (measured in the README). Raised to twice the quantization distance `s` when smaller
-    /// (errors within a few `s` are rounding).
+    /// meshes (measured in the README). Raised to four times the quantization distance `s` when
+    /// smaller (errors within a few `s` are rounding).
     pub concavity: f32,
     /// Spacing of the uniform surface samples. Default 10: about one sample per 100 square units of
     /// surface, so a closed cube of side 1000 gets 60 000. A spacing that would take more than
@@ -603,10 +603,11 @@ impl<'a> Context<'a> {
             mesh,
             eps: mesh.s,
             // Errors within a few `s` are rounding of the welded points and thick planes: a
-            // limit under 2 s (a coarse quantization, or a small part far from the origin whose
-            // `s` is its float floor) refused merges of a convex sphere (21 hulls where one is
-            // right, 5 where a hole opened it).
-            limit: f64::from(options.concavity).max(2.0 * mesh.s),
+            // limit under 2 s (a coarse quantization) refused merges of a convex sphere (21
+            // hulls where one is right, 5 where a hole opened it), and under 3 s merges of
+            // shapes 1e5 from the origin, whose corners the `f32` input rounds by a good part of
+            // their `s` (its float floor): a rounded box missing a triangle, 8 hulls for 1.
+            limit: f64::from(options.concavity).max(4.0 * mesh.s),
             keep_all: options.max_hulls.is_some(),
             keep: true,
         }
