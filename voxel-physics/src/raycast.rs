@@ -15,20 +15,26 @@
 //! whose owners were all asked.
 //!
 //! Precision: `t` is computed from the ray's origin in `f32`, as the kD tree does. An origin more
-//! than [`FAR_ORIGIN`](voxel_raymarch::FAR_ORIGIN) voxels outside the geometry's box is first moved
-//! next to it in `f64` ([`voxel_raymarch::clip_far_ray`]), so a ray from `x = 1e8` hits where a ray
-//! from nearby on the same line hits (it landed 8 voxels off before, and from `1e30` missed); only
-//! its `t` keeps the precision of a large number. An origin so far that even `f64` cannot place
-//! the entry within 1/1024 voxel (about 2^40 voxels off on an axis the ray does not enter through)
-//! hits nothing.
+//! than [`FAR_ORIGIN`] voxels outside the geometry's box takes another path: the point one voxel
+//! before the box on the ray's line is found in `f64` (`voxel_raymarch::restart`, shared with
+//! voxel-raymarch's far rays), the chunk walk runs in `f64` from that point, and each owner's
+//! triangles are tested in `f64` relative to it (no kD tree: their stored `f32` positions taken
+//! exactly), so the far ray keeps its own line anywhere within
+//! [`MAX_WORLD_COORDINATE`](crate::MAX_WORLD_COORDINATE). An `f32` ray restarted there would not:
+//! near `2^20` an `f32` coordinate is only a multiple of 1/16 voxel, so its line moved by up to
+//! 1/32 voxel. A far hit's `t` is the restart's `f64` `t` plus the local one, rounded to `f32`
+//! once (only as fine as an `f32` of that size), and its point is computed on the line in `f64`.
+//! An origin so far that even `f64` cannot place the entry within 1/1024 voxel (about 2^40 voxels
+//! off on an axis the ray does not enter through) hits nothing. The mesh itself is only as fine
+//! as `f32` positions at its coordinates (1/16 voxel near the limit).
 
 use std::sync::Arc;
 
-use glam::{IVec3, Vec3};
+use glam::{DVec3, IVec3, Vec3};
 use rayon::prelude::*;
 use voxel_core::{Aabb, Ray, TriangleSource};
-use voxel_kdtree::Scratch;
-use voxel_raymarch::{Cast, FarRay, clip_far_ray};
+use voxel_kdtree::{Scratch, triangle_is_usable};
+use voxel_raymarch::{Cast, FAR_ORIGIN, restart};
 
 use crate::TerrainCollider;
 use crate::cache::{ChunkShape, PHYSICS_CHUNK_EDGE};
@@ -100,15 +106,9 @@ impl TerrainCollider {
         }
         // Every mesh lies in the world grown by one voxel below (see the module docs).
         let geometry = Aabb::new((self.world.min - IVec3::ONE).as_vec3(), self.world.max.as_vec3());
-        match clip_far_ray(ray, max_t, geometry) {
-            FarRay::Near => {}
-            FarRay::Miss => return None,
-            // The moved ray starts a voxel from the box: near, so this recursion ends there.
-            FarRay::Moved { ray: moved, max_t, shift } => {
-                let mut hit = self.raycast_with(&moved, max_t, scratch)?;
-                hit.t = (shift + f64::from(hit.t)) as f32;
-                return Some(hit);
-            }
+        let outside = (geometry.min - ray.origin).max(ray.origin - geometry.max).max_element();
+        if outside > FAR_ORIGIN {
+            return self.raycast_far(ray, max_t, geometry);
         }
         let (t0, t1) = geometry.intersect_ray(ray, 0.0, max_t)?;
         let edge = PHYSICS_CHUNK_EDGE;
@@ -231,6 +231,147 @@ impl TerrainCollider {
         })
     }
 
+    /// A ray whose origin lies more than [`FAR_ORIGIN`] voxels outside `geometry`: restarted a
+    /// voxel before the box in `f64` and walked in `f64` from that point, each owner's triangles
+    /// tested in `f64` relative to it (no `f32` ray near the box, whose origin could be half a
+    /// voxel off the line near 2^23). `t` counts along the original ray.
+    fn raycast_far(&self, ray: &Ray, max_t: f32, geometry: Aabb) -> Option<TerrainHit> {
+        let r = restart(ray, max_t, geometry)?;
+        let (o, d) = (r.point, ray.dir.as_dvec3());
+        let (lo, hi) = (geometry.min.as_dvec3(), geometry.max.as_dvec3());
+        // The local ray's slabs: t counts from the restart point, up to what is left of max_t.
+        let (mut t0, mut t1) = (0.0f64, r.max_t);
+        for a in 0..3 {
+            if d[a] == 0.0 {
+                if o[a] < lo[a] || o[a] > hi[a] {
+                    return None;
+                }
+                continue;
+            }
+            let (ta, tb) = ((lo[a] - o[a]) / d[a], (hi[a] - o[a]) / d[a]);
+            t0 = t0.max(ta.min(tb));
+            t1 = t1.min(ta.max(tb));
+        }
+        if !(t0 <= t1) {
+            return None;
+        }
+        let edge = PHYSICS_CHUNK_EDGE;
+        let kmin = (self.world.min - IVec3::ONE).div_euclid(IVec3::splat(edge));
+        let kmax = self.world.max.div_euclid(IVec3::splat(edge));
+        let p0 = o + d * t0;
+        let start = (p0 / f64::from(edge)).floor().as_ivec3().clamp(kmin, kmax);
+        let mut cell = start.to_array();
+        let step: [i32; 3] = core::array::from_fn(|a| {
+            if d[a] > 0.0 {
+                1
+            } else if d[a] < 0.0 {
+                -1
+            } else {
+                0
+            }
+        });
+        let crossing = |a: usize, c: i32| -> f64 {
+            if step[a] == 0 { f64::INFINITY } else { (f64::from((c + i32::from(step[a] > 0)) * edge) - o[a]) / d[a] }
+        };
+        let mut t_next: [f64; 3] = core::array::from_fn(|a| crossing(a, cell[a]));
+        // f64 rounding of t at coordinates below 2^31 is far below this (in direction units).
+        let eps = 1e-6 / f64::from(ray.dir.abs().max_element());
+        let max_boxes = (kmax - kmin + IVec3::ONE).element_sum() + 1;
+
+        // (local t, chunk, triangle, shape): the near walk's hit order.
+        let mut best: Option<(f64, IVec3, u32, Arc<ChunkShape>)> = None;
+        let ask = |owner: IVec3, best: &mut Option<(f64, IVec3, u32, Arc<ChunkShape>)>| {
+            if !self.may_have_surface(owner) {
+                return;
+            }
+            let shape = self.cache.get_or_build(&self.store, owner);
+            let mesh = shape.mesh();
+            let mut found: Option<(f64, u32)> = None;
+            for i in 0..mesh.triangle_count() as u32 {
+                let cutoff = found.map_or(best.as_ref().map_or(t1, |b| b.0), |f| f.0);
+                let tri = mesh.triangle_positions(i);
+                if !triangle_is_usable(tri) {
+                    continue;
+                }
+                let [a, b, c] = tri.map(|v| v.as_dvec3() - o);
+                if let Some(t) = ray_triangle_f64(d, [a, b, c], cutoff) {
+                    if found.is_none_or(|f| t < f.0) {
+                        found = Some((t, i));
+                    }
+                }
+            }
+            if let Some((t, i)) = found {
+                let better = match best {
+                    None => true,
+                    Some(b) => t < b.0 || (t == b.0 && key_order(owner) < key_order(b.1)),
+                };
+                if better {
+                    *best = Some((t, owner, i, shape));
+                }
+            }
+        };
+
+        // As in the near walk: a start on a chunk plane, or a ray inside one, also asks the
+        // owners below it.
+        let p0 = p0.to_array();
+        let on_plane: [bool; 3] = core::array::from_fn(|a| p0[a] == f64::from(cell[a] * edge));
+        let start_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a]));
+        let walk_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a] && step[a] == 0));
+        let base = IVec3::from_array(cell);
+        for dy in -start_low[1]..=1 {
+            for dz in -start_low[2]..=1 {
+                for dx in -start_low[0]..=1 {
+                    ask(base + IVec3::new(dx, dy, dz), &mut best);
+                }
+            }
+        }
+        for _ in 0..max_boxes {
+            let t_exit = t_next[0].min(t_next[1]).min(t_next[2]).min(t1);
+            if best.as_ref().is_some_and(|b| b.0 <= t_exit - eps) || t_exit >= t1 {
+                break;
+            }
+            let a = if t_next[0] <= t_next[1] && t_next[0] <= t_next[2] {
+                0
+            } else if t_next[1] <= t_next[2] {
+                1
+            } else {
+                2
+            };
+            cell[a] += step[a];
+            if cell[a] < kmin[a] || cell[a] > kmax[a] {
+                break;
+            }
+            t_next[a] = crossing(a, cell[a]);
+            let mut base = IVec3::from_array(cell);
+            if step[a] > 0 {
+                base[a] += 1;
+            }
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            for db in -walk_low[b]..=1 {
+                for dc in -walk_low[c]..=1 {
+                    let mut owner = base;
+                    owner[b] += db;
+                    owner[c] += dc;
+                    ask(owner, &mut best);
+                }
+            }
+        }
+
+        let (t_local, chunk, triangle, shape) = best?;
+        let t = (r.shift + t_local).min(f64::from(max_t));
+        let [p0, p1, p2] = shape.mesh().triangle_positions(triangle);
+        // From the restart point: `origin + t * dir` would cancel a huge origin against a huge step.
+        let point = r.point + d * t_local;
+        Some(TerrainHit {
+            t: t as f32,
+            point: Vec3::new(point.x as f32, point.y as f32, point.z as f32),
+            normal: (p1 - p0).cross(p2 - p0).normalize_or_zero(),
+            material: shape.mesh().triangle_material(triangle),
+            chunk,
+            triangle,
+        })
+    }
+
     /// Casts every ray of `casts` in parallel (rayon): `out[i]` is `raycast(casts[i])`. `out` is
     /// cleared and refilled; the answers are the same whatever the thread count.
     pub fn raycast_batch(&self, casts: &[Cast], out: &mut Vec<Option<TerrainHit>>) {
@@ -245,4 +386,29 @@ impl TerrainCollider {
             },
         );
     }
+}
+
+/// Möller and Trumbore's test in `f64` of the ray from the origin along `d` against a triangle
+/// given relative to the ray's origin: `t` in `[0, max_t]`, edges included (a seam between two
+/// triangles is hit by both; the caller keeps the lower index on equal `t`).
+fn ray_triangle_f64(d: DVec3, [a, b, c]: [DVec3; 3], max_t: f64) -> Option<f64> {
+    let (e1, e2) = (b - a, c - a);
+    let pv = d.cross(e2);
+    let det = e1.dot(pv);
+    if !(det.abs() > 0.0) {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = -a;
+    let u = s.dot(pv) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = d.dot(q) * inv;
+    if !(v >= 0.0 && u + v <= 1.0) {
+        return None;
+    }
+    let t = e2.dot(q) * inv;
+    (t >= 0.0 && t <= max_t).then_some(t)
 }

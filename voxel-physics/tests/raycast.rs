@@ -192,6 +192,85 @@ fn far_origins_get_the_near_answer() {
     assert!(hits > 100, "most slanted rays land on the ground ({hits})");
 }
 
+/// Far rays into a world at the collider's coordinate limit (`2^20 - 16` on every axis) keep their own
+/// line: the first hit of the far ray's exact line (its `f32` origin and direction taken in `f64`)
+/// over every triangle of every chunk mesh, in `f64`. Restarting from an `f32` point next to the
+/// world (where `f32` steps are 1/16 voxel) moved the line by up to 1/32 voxel per axis.
+#[test]
+fn far_rays_into_a_world_at_the_limit_keep_their_line() {
+    let c0 = IVec3::splat((1 << 20) - 32);
+    let world = VoxelBox::new(c0 - IVec3::splat(8), c0 + IVec3::splat(8));
+    let mut store = VoxelStore::with_palette(voxel_store::generate::palette());
+    voxel_store::generate::from_fn(&mut store, world, |p| {
+        if (p - c0).abs().max_element() <= 1 {
+            voxel_core::Voxel::new(-64, voxel_store::generate::materials::ROCK)
+        } else {
+            voxel_core::Voxel::new(64, voxel_store::generate::materials::AIR)
+        }
+    })
+    .unwrap();
+    store.compact();
+    let brute = BruteWorld::new(&store, world);
+    let tris: Vec<[glam::DVec3; 3]> = brute
+        .chunks
+        .iter()
+        .flat_map(|(_, m)| (0..m.triangle_count() as u32).map(|t| m.triangle_positions(t).map(Vec3::as_dvec3)))
+        .collect();
+    assert!(tris.len() > 20, "the block has a surface ({})", tris.len());
+    let c = collider(store, world);
+    // The reference: Moller-Trumbore in f64 relative to the ray's origin, nearest hit.
+    let reference = |ray: &Ray| -> Option<f64> {
+        let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+        let mut best: Option<f64> = None;
+        for tri in &tris {
+            let [a, b, cc] = tri.map(|v| v - o);
+            let (e1, e2) = (b - a, cc - a);
+            let p = d.cross(e2);
+            let det = e1.dot(p);
+            if det.abs() < 1e-12 {
+                continue;
+            }
+            let (u, q) = ((-a).dot(p) / det, (-a).cross(e1));
+            let v = d.dot(q) / det;
+            let t = e2.dot(q) / det;
+            if u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t >= 0.0 && best.is_none_or(|b| t < b) {
+                best = Some(t);
+            }
+        }
+        best
+    };
+    let mut rng = Rng(23);
+    let (mut hits, mut checked) = (0, 0);
+    for _ in 0..300 {
+        // Aimed at a point well inside a triangle, from 8000-16000 voxels away.
+        let tri = tris[(rng.range(0.0, tris.len() as f32) as usize).min(tris.len() - 1)];
+        let (u, v) = (rng.range(0.2, 0.6), rng.range(0.2, 0.6) * 0.5);
+        let target = tri[0] + (tri[1] - tri[0]) * f64::from(u) + (tri[2] - tri[0]) * f64::from(v);
+        let dir = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)).normalize();
+        let far = f64::from(rng.range(8000.0, 16000.0));
+        let o = target - dir.as_dvec3() * far;
+        let ray = Ray::new(Vec3::new(o.x as f32, o.y as f32, o.z as f32), dir);
+        let Some(t) = reference(&ray) else { continue };
+        // Rays whose line grazes a silhouette (another triangle within a hair) are not checked.
+        let nudge = |dv: Vec3| reference(&Ray::new(ray.origin, (dir + dv * 1e-6).normalize()));
+        let steady = [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z]
+            .iter()
+            .all(|&dv| nudge(dv).is_some_and(|t2| (t2 - t).abs() < 0.05));
+        if !steady {
+            continue;
+        }
+        checked += 1;
+        let hit = c.raycast(&ray, f32::INFINITY);
+        let Some(hit) = hit else { panic!("{ray:?}: no hit, the line hits at t {t}") };
+        hits += 1;
+        // t within the f32 rounding of t (at most 2^-11 below 2^14 voxels, 2^-10 below 2^15).
+        assert!((f64::from(hit.t) - t).abs() <= 2e-3, "{ray:?}: t {} against {t}", hit.t);
+        let p = ray.origin.as_dvec3() + ray.dir.as_dvec3() * t;
+        assert!((hit.point.as_dvec3() - p).abs().max_element() <= 0.07, "{ray:?}: {hit:?} against {p}");
+    }
+    assert!(checked > 100 && hits == checked, "{hits} of {checked}");
+}
+
 #[test]
 fn an_empty_world_hits_nothing() {
     let world = VoxelBox::new(IVec3::ZERO, IVec3::splat(16));

@@ -67,9 +67,11 @@ fn move_next_to(ray: &Ray, max_t: f32, bounds: Aabb) -> FarRay {
     }
 }
 
-/// Where a far ray starts again, all in `f64` on the original ray's line.
+/// Where a far ray starts again, all in `f64` on the original ray's line (for voxel-physics's
+/// smooth-surface raycast, which walks far rays in `f64`; not a stable API).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Restart {
+pub struct Restart {
     /// `origin + shift * dir`, one voxel (along the fastest axis) before the ray enters the box.
     pub point: DVec3,
     /// The original ray's `t` at `point`.
@@ -80,7 +82,8 @@ pub(crate) struct Restart {
 
 /// The [`Restart`] of a ray moved next to `bounds`, or `None` when it cannot reach the box within
 /// `max_t` (or its entry cannot be placed within 1/1024 voxel, see [`FarRay::Miss`]).
-pub(crate) fn restart(ray: &Ray, max_t: f32, bounds: Aabb) -> Option<Restart> {
+#[doc(hidden)]
+pub fn restart(ray: &Ray, max_t: f32, bounds: Aabb) -> Option<Restart> {
     if bounds.is_empty() {
         return None;
     }

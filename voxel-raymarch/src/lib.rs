@@ -13,6 +13,8 @@ mod occupancy;
 pub use batch::{Cast, cast_of};
 pub use error::RaymarchError;
 pub use far::{FAR_ORIGIN, FarRay, clip_far_ray};
+#[doc(hidden)]
+pub use far::{Restart, restart};
 pub use march::{Axis, Face, RayHit};
 pub use occupancy::{
     BRICK_EDGE, CHUNK_BITS, CHUNK_EDGE, GRID_CHUNKS_PER_STORED, GRID_MIN_CHUNKS, MAX_CHUNKS, MAX_COORDINATE, Occupancy,
