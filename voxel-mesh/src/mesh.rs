@@ -89,6 +89,13 @@ impl MeshMemory {
 /// corner 2: `[q0, q1, q2]` and `[q0, q2, q3]`. So [`Mesh::quad`] costs nothing to store, and a
 /// consumer that wants quads as primitives (the kD tree) reads them back exactly.
 ///
+/// No triangle has two corners at one position (none has zero area from coincident corners). Where
+/// Surface Nets vertices of several cubes meet at one point (a distance-0 voxel), a quad left with
+/// three distinct corners is one triangle, and those lone triangles follow every quad:
+/// triangles `2 * quad_count()..` ([`Mesh::lone_triangle_count`] of them); a quad whose corners
+/// enclose no area (fewer than three distinct, or its diagonal's two ends at one point) is not
+/// written. Blocky meshes have no lone triangles.
+///
 /// Triangles wind counter-clockwise seen from outside the solid (the front face), and normals
 /// point out of the solid. A `Mesh` is a reusable buffer: meshing into it again reuses its
 /// allocations.
@@ -115,6 +122,8 @@ pub struct Mesh {
     pub(crate) indices16: Vec<u16>,
     pub(crate) indices32: Vec<u32>,
     pub(crate) wide: bool,
+    /// Triangles after the last quad, not paired into a quad.
+    pub(crate) lone: usize,
 }
 
 impl Mesh {
@@ -132,6 +141,7 @@ impl Mesh {
         self.indices16.clear();
         self.indices32.clear();
         self.wide = false;
+        self.lone = 0;
     }
 
     /// True when the mesh has no triangle.
@@ -166,9 +176,15 @@ impl Mesh {
         if self.wide { Indices::U32(&self.indices32) } else { Indices::U16(&self.indices16) }
     }
 
-    /// Number of quads (half the number of triangles).
+    /// Number of quads: the triangles but the lone ones, halved.
     pub fn quad_count(&self) -> usize {
-        self.indices().len() / 6
+        (self.indices().len() - 3 * self.lone) / 6
+    }
+
+    /// Number of triangles after the quads that pair into no quad (see [`Mesh`]): 0 unless
+    /// distance-0 voxels made Surface Nets vertices coincide.
+    pub fn lone_triangle_count(&self) -> usize {
+        self.lone
     }
 
     /// The four corners of quad `q`, in perimeter order, counter-clockwise from the front.

@@ -11,7 +11,8 @@ pub const MAX_SNAPSHOT_DECIMALS: usize = 6;
 ///
 /// Its `Display` form is one header line, one line per vertex (`v<i> x y z  m<material>`, then
 /// `n nx ny nz` when the mesh has normals and `blend [ids]x[weights]` when it has blend weights)
-/// and one line per quad (`q<i> [a, b, c, d]`, the vertex indices of [`Mesh::quad`]). With the
+/// one line per quad (`q<i> [a, b, c, d]`, the vertex indices of [`Mesh::quad`]) and one per lone
+/// triangle after the quads (`t<i> [a, b, c]`, `i` its triangle index; none in most meshes). With the
 /// `serde` feature it is `Serialize`, for `insta`'s YAML and JSON snapshots.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -20,12 +21,15 @@ pub struct MeshSnapshot {
     pub decimals: usize,
     /// `"u16"` or `"u32"`: the width of the mesh's index buffer.
     pub index_width: &'static str,
-    /// Triangles (two per quad).
+    /// Triangles (two per quad, and the lone ones).
     pub triangle_count: usize,
     /// The vertices, in the mesh's order.
     pub vertices: Vec<SnapshotVertex>,
     /// The quads' vertex indices, in the mesh's order.
     pub quads: Vec<[u32; 4]>,
+    /// The vertex indices of the triangles after the quads that pair into no quad.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub lone_triangles: Vec<[u32; 3]>,
 }
 
 /// One vertex of a [`MeshSnapshot`].
@@ -88,7 +92,11 @@ impl Mesh {
         let index_width = if matches!(self.indices(), Indices::U16(_)) { "u16" } else { "u32" };
         let triangle_count = voxel_core::TriangleSource::triangle_count(self);
         let quads = (0..self.quad_count()).map(|q| self.quad(q)).collect();
-        MeshSnapshot { decimals, index_width, triangle_count, vertices, quads }
+        let first_lone = 2 * self.quad_count();
+        #[allow(clippy::cast_possible_truncation)]
+        let lone_triangles =
+            (first_lone..triangle_count).map(|t| voxel_core::TriangleSource::triangle(self, t as u32)).collect();
+        MeshSnapshot { decimals, index_width, triangle_count, vertices, quads, lone_triangles }
     }
 }
 
@@ -122,6 +130,10 @@ impl fmt::Display for MeshSnapshot {
         for (q, quad) in self.quads.iter().enumerate() {
             writeln!(f, "q{q:<3} {quad:?}")?;
         }
+        let first_lone = 2 * self.quads.len();
+        for (t, triangle) in (first_lone..).zip(&self.lone_triangles) {
+            writeln!(f, "t{t:<3} {triangle:?}")?;
+        }
         Ok(())
     }
 }
@@ -148,6 +160,7 @@ mod tests {
                 blend: None,
             }],
             quads: vec![],
+            lone_triangles: vec![],
         };
         assert_eq!(
             snap.to_string(),

@@ -349,36 +349,112 @@ fn finish_batch(batch: &Batch, lanes: usize, normals: bool, blend: bool, out: &m
 
 /// Appends the quads to `out`, each split along its shorter diagonal (the two triangles stay
 /// closer to the surface), the quad rotated so the split runs from its corner 0 to its corner 2.
+///
+/// A triangle with two corners at one position has no area and no normal, and is never written.
+/// Corners meet only where cubes' vertices coincide: several cubes sharing a distance-0 outside
+/// corner all put their vertex on it (each crossing ends at that corner), and far from the origin
+/// `f32` rounding can merge neighbours. A quad left with three distinct corners in a row is one
+/// real triangle, written after every whole quad (so triangles `2q` and `2q + 1` stay quad `q`);
+/// one left with fewer, or with its two diagonal ends equal, encloses no area and is left out.
+/// Leaving them out keeps the surface closed by position: a triangle with corners `p, p, b` has
+/// the edges `p -> p`, `p -> b` and `b -> p`, each the reverse of another of its own.
 fn split_quads(quads: &[[u32; 4]], out: &mut Mesh) {
     let positions = &out.positions;
     // The index buffer is sized once and written in place: no capacity or width check per quad.
-    if out.wide {
-        let start = out.indices32.len();
-        out.indices32.resize(start + 6 * quads.len(), 0);
-        for (six, &q) in out.indices32[start..].chunks_exact_mut(6).zip(quads) {
-            six.copy_from_slice(&split(positions, q));
-        }
+    out.lone = if out.wide {
+        write_quads(positions, quads, &mut out.indices32, |i| i)
     } else {
-        let start = out.indices16.len();
-        out.indices16.resize(start + 6 * quads.len(), 0);
-        for (six, &q) in out.indices16[start..].chunks_exact_mut(6).zip(quads) {
-            // `Mesh::begin` chose narrow indices only when every vertex index fits.
-            #[allow(clippy::cast_possible_truncation)]
-            six.copy_from_slice(&split(positions, q).map(|i| i as u16));
+        // `Mesh::begin` chose narrow indices only when every vertex index fits.
+        #[allow(clippy::cast_possible_truncation)]
+        write_quads(positions, quads, &mut out.indices16, |i| i as u16)
+    };
+}
+
+/// Writes the whole quads of `quads` to `indices` (six indices each), then the lone triangles of
+/// quads that lost one half; returns the number of lone triangles.
+#[inline(always)]
+fn write_quads<I: Copy + Default>(
+    positions: &[Vec3],
+    quads: &[[u32; 4]],
+    indices: &mut Vec<I>,
+    narrow: impl Fn(u32) -> I + Copy,
+) -> usize {
+    let start = indices.len();
+    indices.resize(start + 6 * quads.len(), I::default());
+    let buf = &mut indices[start..];
+    // Whole quads fill the buffer from the front, lone triangles from the back: a quad that is not
+    // whole frees six slots and takes at most three, so the two never meet.
+    let (mut front, mut back) = (0, buf.len());
+    for &q in quads {
+        let (six, whole) = split(positions, q);
+        if whole {
+            buf[front..front + 6].copy_from_slice(&six.map(narrow));
+            front += 6;
+            continue;
+        }
+        match halves(positions, six) {
+            BOTH_HALVES => {
+                buf[front..front + 6].copy_from_slice(&six.map(narrow));
+                front += 6;
+            }
+            0 => {}
+            one => {
+                let half = if one == FIRST_HALF { [six[0], six[1], six[2]] } else { [six[3], six[4], six[5]] };
+                back -= 3;
+                buf[back..back + 3].copy_from_slice(&half.map(narrow));
+            }
         }
     }
+    // The lone triangles, last first at the back, move to right after the quads in quad order.
+    // They land below `back`: `front + 3 * lone <= back` as each took half its quad's slots.
+    let lone = (buf.len() - back) / 3;
+    for k in 0..lone {
+        let from = buf.len() - 3 * (k + 1);
+        buf.copy_within(from..from + 3, front + 3 * k);
+    }
+    indices.truncate(start + front + 3 * lone);
+    lone
+}
+
+/// True when `u` and `v` are one point; `&`, not `&&`: three compares and no branch.
+#[inline(always)]
+fn same(u: Vec3, v: Vec3) -> bool {
+    (u.x == v.x) & (u.y == v.y) & (u.z == v.z)
+}
+
+/// `halves`' flags: the first half `[a, b, c]` has three distinct corners.
+const FIRST_HALF: u8 = 1;
+/// The second half `[a, c, d]` has three distinct corners.
+const SECOND_HALF: u8 = 2;
+const BOTH_HALVES: u8 = FIRST_HALF | SECOND_HALF;
+
+/// Which halves of a split quad `[a, b, c, a, c, d]` have three distinct corners: the exact test
+/// behind `split`'s quick one, for the rare quads that fail that.
+#[cold]
+#[inline(never)]
+fn halves(positions: &[Vec3], six: [u32; 6]) -> u8 {
+    let [pa, pb, pc, pd] = [six[0], six[1], six[2], six[5]].map(|i| positions[i as usize]);
+    let diagonal = same(pa, pc);
+    let first = !(diagonal | same(pa, pb) | same(pb, pc));
+    let second = !(diagonal | same(pc, pd) | same(pd, pa));
+    u8::from(first) | u8::from(second) << 1
 }
 
 /// The two triangles of quad `q`, split along its shorter diagonal, as `Mesh::push_quad` writes
-/// them: rotated so the split runs from the quad's corner 0 to its corner 2.
+/// them: rotated so the split runs from the quad's corner 0 to its corner 2; and whether no two
+/// of its corners along the perimeter or across the split are one point (both halves have area).
 #[inline(always)]
-fn split(positions: &[Vec3], q: [u32; 4]) -> [u32; 6] {
-    let [pa, pb, pc, pd] = [q[0], q[1], q[2], q[3]].map(|i| positions[i as usize]);
+fn split(positions: &[Vec3], q: [u32; 4]) -> ([u32; 6], bool) {
+    let p = [q[0], q[1], q[2], q[3]].map(|i| positions[i as usize]);
+    let (d02, d13) = (p[0].distance_squared(p[2]), p[1].distance_squared(p[3]));
     // Branch-free (indexing, not `if`): which diagonal wins is a coin toss the predictor cannot
     // learn.
-    let r = usize::from(pa.distance_squared(pc) > pb.distance_squared(pd));
+    let r = usize::from(d02 > d13);
     let [a, b, c, d] = [q[r], q[r + 1], q[r + 2], q[(r + 3) & 3]];
-    [a, b, c, a, c, d]
+    // The split's diagonal is the shorter: length 0 when its ends are one point. One branch on
+    // the result, almost never taken.
+    let whole = !(same(p[0], p[1]) | same(p[1], p[2]) | same(p[2], p[3]) | same(p[3], p[0]) | (d02.min(d13) == 0.0));
+    ([a, b, c, a, c, d], whole)
 }
 
 /// Below this squared length a gradient counts as vanishing (its direction is noise).
