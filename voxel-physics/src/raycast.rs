@@ -119,7 +119,7 @@ impl TerrainCollider {
         let d = ray.dir.to_array();
         let inv = ray.inv_dir.to_array();
         let start = (ray.at(t0) / edge as f32).floor().as_ivec3().clamp(kmin, kmax);
-        let mut cell = start.to_array();
+        let cell = start.to_array();
         let step: [i32; 3] = core::array::from_fn(|a| {
             if d[a] > 0.0 {
                 1
@@ -137,7 +137,7 @@ impl TerrainCollider {
                 (plane as f32 - o[a]) * inv[a]
             }
         };
-        let mut t_next: [f32; 3] = core::array::from_fn(|a| crossing(a, cell[a]));
+        let t_next: [f32; 3] = core::array::from_fn(|a| crossing(a, cell[a]));
         // Hits within this much of a box's exit may be beaten by an owner of the next box: float
         // rounding of `t` is a few ulps of the coordinates involved, in units of the direction.
         let scale = ray.origin.abs().max_element() + geometry.min.abs().max(geometry.max.abs()).max_element();
@@ -174,49 +174,15 @@ impl TerrainCollider {
         let on_plane: [bool; 3] = core::array::from_fn(|a| p0[a] == (cell[a] * edge) as f32);
         let start_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a]));
         let walk_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a] && step[a] == 0));
-        let base = IVec3::from_array(cell);
-        for dy in -start_low[1]..=1 {
-            for dz in -start_low[2]..=1 {
-                for dx in -start_low[0]..=1 {
-                    ask(base + IVec3::new(dx, dy, dz), &mut best);
-                }
-            }
-        }
-        for _ in 0..max_boxes {
-            let t_exit = t_next[0].min(t_next[1]).min(t_next[2]).min(t1);
-            if best.as_ref().is_some_and(|b| b.t <= t_exit - eps) || t_exit >= t1 {
-                break;
-            }
-            // Step the axis whose plane comes first (ties in axis order x, y, z).
-            let a = if t_next[0] <= t_next[1] && t_next[0] <= t_next[2] {
-                0
-            } else if t_next[1] <= t_next[2] {
-                1
-            } else {
-                2
-            };
-            cell[a] += step[a];
-            if cell[a] < kmin[a] || cell[a] > kmax[a] {
-                break;
-            }
-            t_next[a] = crossing(a, cell[a]);
-            // The owners this box adds: on the stepped axis, its own layer when stepping down and
-            // the layer above it when stepping up; on the other two, the box and the one above
-            // (and the one below where the ray runs in a chunk plane).
-            let mut base = IVec3::from_array(cell);
-            if step[a] > 0 {
-                base[a] += 1;
-            }
-            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-            for db in -walk_low[b]..=1 {
-                for dc in -walk_low[c]..=1 {
-                    let mut owner = base;
-                    owner[b] += db;
-                    owner[c] += dc;
-                    ask(owner, &mut best);
-                }
-            }
-        }
+        let walk = Walk { cell, step, kmin, kmax, start_low, walk_low, max_boxes };
+        walk.run(
+            t_next,
+            t1,
+            crossing,
+            &mut best,
+            |b, t_exit| b.as_ref().is_some_and(|b| b.t <= t_exit - eps),
+            &mut ask,
+        );
 
         let best = best?;
         let shape = &best.shape;
@@ -260,7 +226,7 @@ impl TerrainCollider {
         let kmax = self.world.max.div_euclid(IVec3::splat(edge));
         let p0 = o + d * t0;
         let start = (p0 / f64::from(edge)).floor().as_ivec3().clamp(kmin, kmax);
-        let mut cell = start.to_array();
+        let cell = start.to_array();
         let step: [i32; 3] = core::array::from_fn(|a| {
             if d[a] > 0.0 {
                 1
@@ -273,7 +239,7 @@ impl TerrainCollider {
         let crossing = |a: usize, c: i32| -> f64 {
             if step[a] == 0 { f64::INFINITY } else { (f64::from((c + i32::from(step[a] > 0)) * edge) - o[a]) / d[a] }
         };
-        let mut t_next: [f64; 3] = core::array::from_fn(|a| crossing(a, cell[a]));
+        let t_next: [f64; 3] = core::array::from_fn(|a| crossing(a, cell[a]));
         // f64 rounding of t at coordinates below 2^31 is far below this (in direction units).
         let eps = 1e-6 / f64::from(ray.dir.abs().max_element());
         let max_boxes = (kmax - kmin + IVec3::ONE).element_sum() + 1;
@@ -317,45 +283,8 @@ impl TerrainCollider {
         let on_plane: [bool; 3] = core::array::from_fn(|a| p0[a] == f64::from(cell[a] * edge));
         let start_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a]));
         let walk_low: [i32; 3] = core::array::from_fn(|a| i32::from(on_plane[a] && step[a] == 0));
-        let base = IVec3::from_array(cell);
-        for dy in -start_low[1]..=1 {
-            for dz in -start_low[2]..=1 {
-                for dx in -start_low[0]..=1 {
-                    ask(base + IVec3::new(dx, dy, dz), &mut best);
-                }
-            }
-        }
-        for _ in 0..max_boxes {
-            let t_exit = t_next[0].min(t_next[1]).min(t_next[2]).min(t1);
-            if best.as_ref().is_some_and(|b| b.0 <= t_exit - eps) || t_exit >= t1 {
-                break;
-            }
-            let a = if t_next[0] <= t_next[1] && t_next[0] <= t_next[2] {
-                0
-            } else if t_next[1] <= t_next[2] {
-                1
-            } else {
-                2
-            };
-            cell[a] += step[a];
-            if cell[a] < kmin[a] || cell[a] > kmax[a] {
-                break;
-            }
-            t_next[a] = crossing(a, cell[a]);
-            let mut base = IVec3::from_array(cell);
-            if step[a] > 0 {
-                base[a] += 1;
-            }
-            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-            for db in -walk_low[b]..=1 {
-                for dc in -walk_low[c]..=1 {
-                    let mut owner = base;
-                    owner[b] += db;
-                    owner[c] += dc;
-                    ask(owner, &mut best);
-                }
-            }
-        }
+        let walk = Walk { cell, step, kmin, kmax, start_low, walk_low, max_boxes };
+        walk.run(t_next, t1, crossing, &mut best, |b, t_exit| b.as_ref().is_some_and(|b| b.0 <= t_exit - eps), ask);
 
         let (t_local, chunk, triangle, shape) = best?;
         let t = (r.shift + t_local).min(f64::from(max_t));
@@ -411,4 +340,80 @@ fn ray_triangle_f64(d: DVec3, [a, b, c]: [DVec3; 3], max_t: f64) -> Option<f64> 
     }
     let t = e2.dot(q) * inv;
     (t >= 0.0 && t <= max_t).then_some(t)
+}
+
+/// The chunk boxes a ray crosses, for the near (`f32`) and far (`f64`) walks: the box `cell`
+/// (in chunk units, clamped to `kmin..=kmax`) and the direction's signs `step`; `start_low` and
+/// `walk_low` say, per axis, where the start box's and the later boxes' owners below a chunk plane
+/// the ray starts on or runs in are asked too.
+struct Walk {
+    cell: [i32; 3],
+    step: [i32; 3],
+    kmin: IVec3,
+    kmax: IVec3,
+    start_low: [i32; 3],
+    walk_low: [i32; 3],
+    max_boxes: i32,
+}
+
+impl Walk {
+    /// Asks the owners of each box the ray crosses (`ask`), in order, from `t_next` (where it
+    /// leaves the start box on each axis; `crossing(a, c)` is where it leaves box `c` on axis
+    /// `a`), until the ray ends at `t1`, it leaves the geometry, or `found(best, t_exit)` says the
+    /// best hit so far comes before the box's exit.
+    fn run<T: Copy + PartialOrd, B>(
+        self,
+        mut t_next: [T; 3],
+        t1: T,
+        crossing: impl Fn(usize, i32) -> T,
+        best: &mut B,
+        found: impl Fn(&B, T) -> bool,
+        mut ask: impl FnMut(IVec3, &mut B),
+    ) {
+        let Walk { mut cell, step, kmin, kmax, start_low, walk_low, max_boxes } = self;
+        let min = |a: T, b: T| if b < a { b } else { a };
+        let base = IVec3::from_array(cell);
+        for dy in -start_low[1]..=1 {
+            for dz in -start_low[2]..=1 {
+                for dx in -start_low[0]..=1 {
+                    ask(base + IVec3::new(dx, dy, dz), best);
+                }
+            }
+        }
+        for _ in 0..max_boxes {
+            let t_exit = min(min(min(t_next[0], t_next[1]), t_next[2]), t1);
+            if found(best, t_exit) || t_exit >= t1 {
+                break;
+            }
+            // Step the axis whose plane comes first (ties in axis order x, y, z).
+            let a = if t_next[0] <= t_next[1] && t_next[0] <= t_next[2] {
+                0
+            } else if t_next[1] <= t_next[2] {
+                1
+            } else {
+                2
+            };
+            cell[a] += step[a];
+            if cell[a] < kmin[a] || cell[a] > kmax[a] {
+                break;
+            }
+            t_next[a] = crossing(a, cell[a]);
+            // The owners this box adds: on the stepped axis, its own layer when stepping down and
+            // the layer above it when stepping up; on the other two, the box and the one above
+            // (and the one below where the ray runs in a chunk plane).
+            let mut base = IVec3::from_array(cell);
+            if step[a] > 0 {
+                base[a] += 1;
+            }
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            for db in -walk_low[b]..=1 {
+                for dc in -walk_low[c]..=1 {
+                    let mut owner = base;
+                    owner[b] += db;
+                    owner[c] += dc;
+                    ask(owner, best);
+                }
+            }
+        }
+    }
 }
