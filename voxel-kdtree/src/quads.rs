@@ -49,8 +49,10 @@ impl QuadTree {
     ///
     /// # Errors
     ///
-    /// [`KdTreeError::NotQuads`] when the triangles do not pair into quads;
-    /// [`KdTreeError::Source`] and [`KdTreeError::TooManyPrimitives`] as [`KdTree::build`].
+    /// [`KdTreeError::NotQuads`] when the triangles do not pair into quads (a `voxel-mesh`
+    /// Surface Nets mesh with lone triangles, from voxels at distance 0, does not: build a
+    /// [`KdTree`] over it); [`KdTreeError::Source`] and [`KdTreeError::TooManyPrimitives`] as
+    /// [`KdTree::build`].
     pub fn build<S: TriangleSource + ?Sized>(source: &S) -> Result<Self, KdTreeError> {
         Self::build_with(source, BuildOptions::FAST)
     }
