@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use voxel_core::TriangleSource;
 
 mod load;
+mod parse;
 mod write;
 
 /// What one input file became.
